@@ -1,0 +1,50 @@
+# kstacks: Linux memory-performance patch stacks, their workbench and tests.
+#
+#   make run                 setup, then the main job: apply, build, boot, test,
+#                            summary table (+ out/summary.json)
+#   make check               the test command (unit tier + kernel tier)
+#   make check-unit          the fast tier: no kernel build
+#   make check STACK=core BASE=6.1   one stack on one base
+#   make apply BASE=6.1 [STACK=core] [TREE=/your/linux]
+#   make build BASE=6.1 [STACK=core] [FLAVOUR=debug|lean]
+#   make shell BASE=6.1 [STACK=core] [FLAVOUR=debug|lean]
+#   make setup               install Debian packages, extract the bases
+#   make clean               remove out/ (caches stay in ~/.cache/kstacks)
+
+STACK ?=
+BASE ?=
+FLAVOUR ?= debug
+TREE ?=
+
+sel = $(if $(STACK),--stack $(STACK)) $(if $(BASE),--base "$(BASE)")
+
+.PHONY: all run setup check check-unit apply build shell clean need-base
+
+all: check
+
+setup:
+	tools/setup
+
+run: setup
+	tools/run $(sel)
+
+check:
+	tools/check $(sel)
+
+check-unit:
+	tools/check --unit $(sel)
+
+need-base:
+	@test -n "$(BASE)" || { echo "make: BASE= is required (one of: $$(ls tools/bases | sed 's/\.conf//' | xargs))"; exit 1; }
+
+apply: need-base
+	tools/apply $(if $(TREE),--tree $(TREE)) $(BASE) $(STACK)
+
+build: need-base
+	tools/build --flavour $(FLAVOUR) $(BASE) $(STACK)
+
+shell: need-base
+	tools/shell --flavour $(FLAVOUR) $(BASE) $(STACK)
+
+clean:
+	rm -rf out

@@ -1,0 +1,174 @@
+# Shared shell functions of the workbench. Sourced, not run.
+# shellcheck shell=bash
+
+set -o pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOOLS=$REPO/tools
+CACHE=${KSTACKS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kstacks}
+OUT=${KSTACKS_OUT:-$REPO/out}
+JOBS=${JOBS:-$(nproc)}
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+export CCACHE_BASEDIR=$CACHE
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
+export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+export KBUILD_BUILD_USER=kstacks KBUILD_BUILD_HOST=kstacks
+export LC_ALL=C
+
+prog=$(basename "$0")
+
+die() {
+	echo "$prog: error: $*" >&2
+	exit 1
+}
+
+warn() {
+	echo "$prog: warning: $*" >&2
+}
+
+now() { date +%s; }
+
+hms() {
+	local s=$1
+	printf '%dm%02ds' $((s / 60)) $((s % 60))
+}
+
+# step DESC LOG CMD...: run CMD with output to LOG, show what runs, its
+# elapsed time while it runs and where the log is.
+step() {
+	local desc=$1 log=$2 t0 pid rc tick=0
+	shift 2
+	mkdir -p "$(dirname "$log")"
+	t0=$(now)
+	echo "[$(date +%H:%M:%S)] $desc (log: $log)"
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 2
+		tick=$((tick + 2))
+		if [ $((tick % 60)) -eq 0 ]; then
+			echo "           ... $desc: $(hms $(($(now) - t0))) elapsed"
+		fi
+	done
+	wait "$pid"
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "           done: $desc in $(hms $(($(now) - t0)))"
+	else
+		echo "           FAILED: $desc after $(hms $(($(now) - t0))) (exit $rc, log: $log)"
+	fi
+	return $rc
+}
+
+# --- bases -----------------------------------------------------------------
+
+all_bases() {
+	local f
+	for f in "$TOOLS"/bases/*.conf; do
+		basename "$f" .conf
+	done | sort -V
+}
+
+check_base() {
+	[ -f "$TOOLS/bases/$1.conf" ] ||
+		die "unknown base '$1' (known: $(all_bases | tr '\n' ' '))"
+}
+
+base_conf() {
+	check_base "$1"
+	# shellcheck disable=SC1090
+	. "$TOOLS/bases/$1.conf"
+}
+
+# Pristine extracted tree of a base; extracted once, atomically.
+base_src() {
+	echo "$CACHE/linux-source-$1"
+}
+
+ensure_base() {
+	local b=$1 dst tmp tarball
+	base_conf "$b"
+	dst=$(base_src "$b")
+	[ -f "$dst/Makefile" ] && return 0
+	tarball=/usr/src/$PACKAGE.tar.xz
+	if [ ! -f "$tarball" ]; then
+		if [ "$(id -u)" -eq 0 ]; then
+			apt-get install -y -q "$PACKAGE" >/dev/null 2>&1 ||
+				die "base $b: cannot obtain Debian package $PACKAGE from suite $SUITE (run tools/setup)"
+		fi
+		[ -f "$tarball" ] ||
+			die "base $b: $tarball missing: Debian package $PACKAGE ($SUITE) is not installed (run tools/setup)"
+	fi
+	mkdir -p "$CACHE"
+	tmp=$(mktemp -d "$CACHE/.extract-$b.XXXXXX")
+	if ! step "extract base $b" "$CACHE/logs/extract-$b.log" \
+		tar -C "$tmp" -xJf "$tarball"; then
+		rm -rf "$tmp"
+		die "base $b: extracting $tarball failed"
+	fi
+	rm -rf "$dst"
+	mv "$tmp/$PACKAGE" "$dst" && rmdir "$tmp"
+}
+
+# --- stacks ----------------------------------------------------------------
+
+all_stacks() {
+	local d
+	for d in "$REPO"/*/STACK; do
+		[ -f "$d" ] && basename "$(dirname "$d")"
+	done
+}
+
+check_stack() {
+	[ -f "$REPO/$1/STACK" ] ||
+		die "unknown stack '$1' (known: $(all_stacks | tr '\n' ' '))"
+}
+
+stack_var() {
+	(
+		VERSION= DEPENDS= SUMMARY= UPSTREAM= LATER= KUNIT_SUITES= QEMU_NEEDS=
+		# shellcheck disable=SC1090
+		. "$REPO/$1/STACK"
+		eval "echo \"\$$2\""
+	)
+}
+
+stack_bases() {
+	local f
+	for f in "$REPO/$1"/patches/*/series; do
+		[ -f "$f" ] && basename "$(dirname "$f")"
+	done | sort -V
+}
+
+stack_supports() {
+	[ -f "$REPO/$1/patches/$2/series" ]
+}
+
+# A stack and everything it depends on, dependencies first.
+stack_closure() {
+	local s d
+	for s in "$@"; do
+		check_stack "$s"
+		for d in $(stack_var "$s" DEPENDS); do
+			stack_closure "$d"
+		done
+		echo "$s"
+	done | awk '!seen[$0]++'
+}
+
+# Patch files of a stack on a base, in series order.
+stack_patches() {
+	local dir=$REPO/$1/patches/$2 p
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$dir/series" | while read -r p _; do
+		echo "$dir/$p"
+	done
+}
+
+# Name used for build trees: the stacks applied, or "base".
+stackset_name() {
+	if [ $# -eq 0 ]; then
+		echo base
+	else
+		echo "$*" | tr ' ' '+'
+	fi
+}
