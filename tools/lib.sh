@@ -172,3 +172,16 @@ stackset_name() {
 		echo "$*" | tr ' ' '+'
 	fi
 }
+
+# One writer per base at a time: the cached tree of a base is shared by all
+# its build directories. Held until the calling tool exits.
+lock_base() {
+	[ "${KSTACKS_LOCKED:-}" = "$1" ] && return 0
+	mkdir -p "$CACHE"
+	exec 9>"$CACHE/.lock-$1"
+	if ! flock -n 9; then
+		echo "$prog: waiting for another run on base $1" >&2
+		flock 9
+	fi
+	export KSTACKS_LOCKED=$1
+}
