@@ -8,6 +8,7 @@
 #   make apply BASE=6.1 [STACK=core] [TREE=/your/linux]
 #   make build BASE=6.1 [STACK=core] [FLAVOUR=debug|lean]
 #   make shell BASE=6.1 [STACK=core] [FLAVOUR=debug|lean]
+#   make bench [STACK=] [BASE=] [REPEAT=5]   base against patched, lean kernels
 #   make setup               install Debian packages, extract the bases
 #   make clean               remove out/ (caches stay in ~/.cache/kstacks)
 
@@ -18,7 +19,7 @@ TREE ?=
 
 sel = $(if $(STACK),--stack $(STACK)) $(if $(BASE),--base "$(BASE)")
 
-.PHONY: all run setup check check-unit apply build shell clean need-base
+.PHONY: all run setup check check-unit bench apply build shell clean need-base
 
 all: check
 
@@ -33,6 +34,9 @@ check:
 
 check-unit:
 	tools/check --unit $(sel)
+
+bench:
+	tools/bench $(sel) $(if $(REPEAT),--repeat $(REPEAT))
 
 need-base:
 	@test -n "$(BASE)" || { echo "make: BASE= is required (one of: $$(ls tools/bases | sed 's/\.conf//' | xargs))"; exit 1; }
