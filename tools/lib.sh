@@ -126,7 +126,7 @@ check_stack() {
 
 stack_var() {
 	(
-		VERSION= DEPENDS= SUMMARY= UPSTREAM= LATER= KUNIT_SUITES= QEMU_NEEDS=
+		VERSION= DEPENDS= SUMMARY= UPSTREAM= LATER= PENDING= KUNIT_SUITES= QEMU_NEEDS=
 		# shellcheck disable=SC1090
 		. "$REPO/$1/STACK"
 		eval "echo \"\$$2\""
@@ -140,8 +140,12 @@ stack_bases() {
 	done | sort -V
 }
 
+# A base is carried when the stack has a series for it and does not list it
+# as PENDING (written, lint-clean, but not yet proven in a booted kernel).
 stack_supports() {
-	[ -f "$REPO/$1/patches/$2/series" ]
+	[ -f "$REPO/$1/patches/$2/series" ] || return 1
+	case " $(stack_var "$1" PENDING) " in *" $2 "*) return 1 ;; esac
+	return 0
 }
 
 # A stack and everything it depends on, dependencies first.

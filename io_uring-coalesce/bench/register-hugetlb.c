@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Description: io_uring fixed buffers over 2 MiB hugetlb pages.
+ *
+ * 1. Time io_uring_register_buffers() and io_uring_unregister_buffers() of
+ *    one 256 MiB buffer of hugetlb pages (128 pages; IOU_BENCH_MB sets the
+ *    size), IOU_BENCH_ITERS times (default 5):
+ *
+ *	figure register_256M_s SECONDS s lower
+ *	figure unregister_256M_s SECONDS s lower
+ *
+ *    (the average seconds per call; "256M" follows IOU_BENCH_MB).
+ *
+ * 2. 8 MiB O_DIRECT READ_FIXED reads from /dev/nvme0n1 into one registered
+ *    buffer of 4 hugetlb pages, queue depth 4 (all four reads target the
+ *    same buffer), IOU_BENCH_READ_MB in total (default 1024, 0 skips this
+ *    part and the need for the disk):
+ *
+ *	figure read_fixed_MBps RATE MB/s higher
+ *	figure read_fixed_sys_s_per_GiB SECONDS s/GiB lower
+ *	figure read_fixed_cpu_s_per_GiB SECONDS s/GiB lower
+ *
+ *    MB = 10^6 bytes.  sys_s is getrusage(RUSAGE_SELF) ru_stime of this
+ *    process; cpu_s is system + irq + softirq of all CPUs from the "cpu"
+ *    line of /proc/stat (whole guest, clock tick resolution), since the
+ *    completion work may be accounted to interrupts rather than the task.
+ *
+ * IOU_BENCH_DEV names another disk or a preallocated file, to try the
+ * program outside the guest.
+ *
+ * Other lines start with "# ".  Huge pages are reserved through
+ * /proc/sys/vm/nr_hugepages and the old value is restored at exit.
+ *
+ * Build: gcc -static -O2 -Wall -Wextra -Werror -D_GNU_SOURCE \
+ *		register-hugetlb.c -luring
+ * Exit 0 success, 1 error, 77 no io_uring / no hugetlb / no /dev/nvme0n1.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#define T_EXIT_PASS	0
+#define T_EXIT_FAIL	1
+#define T_EXIT_SKIP	77
+
+#define MIB		(1024UL * 1024UL)
+#define GIB		(1024.0 * 1024.0 * 1024.0)
+#define HPAGE		(2 * MIB)
+#define NVME_DEV	"/dev/nvme0n1"
+#define NR_HUGEPAGES	"/proc/sys/vm/nr_hugepages"
+#define FREE_HUGEPAGES	\
+	"/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
+
+#define READ_PAGES	4		/* huge pages in the read buffer */
+#define READ_LEN	(READ_PAGES * HPAGE)	/* bytes per read: 8 MiB */
+#define QD		4
+
+static long hp_old = -1;
+
+static void die(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs(code == T_EXIT_SKIP ? "skip: " : "error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long env_long(const char *name, long def, long min, long max)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtol(s, &end, 10);
+	if (*end || v < min || v > max)
+		die(T_EXIT_FAIL, "%s=%s: want %ld..%ld", name, s, min, max);
+	return v;
+}
+
+static long read_long(const char *path)
+{
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+static int write_long(const char *path, long val)
+{
+	char buf[32];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	snprintf(buf, sizeof(buf), "%ld\n", val);
+	n = write(fd, buf, strlen(buf));
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+static void restore_hugepages(void)
+{
+	if (hp_old >= 0)
+		write_long(NR_HUGEPAGES, hp_old);
+	hp_old = -1;
+}
+
+/* Make sure @nr free 2 MiB huge pages exist; restored at exit. */
+static void reserve_hugepages(long nr)
+{
+	long old = read_long(NR_HUGEPAGES), freenr = read_long(FREE_HUGEPAGES);
+
+	if (old < 0 || freenr < 0)
+		die(T_EXIT_SKIP, "no 2 MiB hugetlb pages (%s, %s)",
+		    NR_HUGEPAGES, FREE_HUGEPAGES);
+	if (freenr >= nr)
+		return;
+	hp_old = old;
+	atexit(restore_hugepages);
+	if (write_long(NR_HUGEPAGES, old + nr - freenr))
+		die(T_EXIT_FAIL, "writing %s: %s", NR_HUGEPAGES,
+		    strerror(errno));
+	freenr = read_long(FREE_HUGEPAGES);
+	if (freenr < nr)
+		die(T_EXIT_FAIL, "only %ld of %ld huge pages could be reserved",
+		    freenr, nr);
+}
+
+/* @size bytes of hugetlb memory, faulted in. */
+static char *huge_alloc(size_t size)
+{
+	char *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	size_t i;
+
+	if (p == MAP_FAILED)
+		die(T_EXIT_FAIL, "hugetlb mmap of %zu bytes: %s", size,
+		    strerror(errno));
+	for (i = 0; i < size; i += HPAGE)
+		p[i] = 1;
+	return p;
+}
+
+static void bench_register(struct io_uring *ring, size_t size, int iters)
+{
+	struct iovec iov;
+	double treg = 0, tunreg = 0, t0, t1, t2;
+	char *p = huge_alloc(size);
+	int i, ret;
+
+	iov.iov_base = p;
+	iov.iov_len = size;
+	for (i = 0; i < iters; i++) {
+		t0 = now();
+		ret = io_uring_register_buffers(ring, &iov, 1);
+		t1 = now();
+		if (ret)
+			die(T_EXIT_FAIL, "io_uring_register_buffers(%zu): %s",
+			    size, strerror(-ret));
+		ret = io_uring_unregister_buffers(ring);
+		t2 = now();
+		if (ret)
+			die(T_EXIT_FAIL, "io_uring_unregister_buffers: %s",
+			    strerror(-ret));
+		printf("# iteration %d: register %.6f s unregister %.6f s\n",
+		       i + 1, t1 - t0, t2 - t1);
+		treg += t1 - t0;
+		tunreg += t2 - t1;
+	}
+	printf("figure register_%zuM_s %.9f s lower\n", size / MIB,
+	       treg / iters);
+	printf("figure unregister_%zuM_s %.9f s lower\n", size / MIB,
+	       tunreg / iters);
+	munmap(p, size);
+}
+
+/* system + irq + softirq ticks of all CPUs, from /proc/stat. */
+static unsigned long long stat_sys_ticks(void)
+{
+	unsigned long long v[7] = { 0 };
+	char line[512];
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f)
+		die(T_EXIT_FAIL, "/proc/stat: %s", strerror(errno));
+	if (!fgets(line, sizeof(line), f) ||
+	    sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
+		die(T_EXIT_FAIL, "cannot parse /proc/stat");
+	fclose(f);
+	/* user nice system idle iowait irq softirq */
+	return v[2] + v[5] + v[6];
+}
+
+static double rusage_sys(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+static void queue_read(struct io_uring *ring, int fd, char *buf,
+		       unsigned long long off)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (!sqe)
+		die(T_EXIT_FAIL, "no sqe");
+	io_uring_prep_read_fixed(sqe, fd, buf, READ_LEN, off, 0);
+	sqe->user_data = off;
+}
+
+static void bench_read(struct io_uring *ring, int fd,
+		       unsigned long long span, size_t total)
+{
+	struct io_uring_cqe *cqe;
+	struct iovec iov;
+	unsigned long long ticks0, ticks1, off = 0;
+	size_t nreads = total / READ_LEN, issued = 0, done = 0;
+	double t0, t1, sys0, sys1, secs, gib = (double)nreads * READ_LEN / GIB;
+	long hz = sysconf(_SC_CLK_TCK);
+	char *buf = huge_alloc(READ_LEN);
+	int ret;
+
+	iov.iov_base = buf;
+	iov.iov_len = READ_LEN;
+	ret = io_uring_register_buffers(ring, &iov, 1);
+	if (ret)
+		die(T_EXIT_FAIL, "io_uring_register_buffers(%lu): %s",
+		    READ_LEN, strerror(-ret));
+
+	/* one untimed read, to get the device and the path warm */
+	queue_read(ring, fd, buf, 0);
+	ret = io_uring_submit_and_wait(ring, 1);
+	if (ret < 0 || io_uring_wait_cqe(ring, &cqe))
+		die(T_EXIT_FAIL, "warm-up read: %s", strerror(-ret));
+	if (cqe->res != (int)READ_LEN)
+		die(T_EXIT_FAIL, "warm-up read: res %d (%s)", cqe->res,
+		    cqe->res < 0 ? strerror(-cqe->res) : "short");
+	io_uring_cqe_seen(ring, cqe);
+
+	sys0 = rusage_sys();
+	ticks0 = stat_sys_ticks();
+	t0 = now();
+	while (done < nreads) {
+		while (issued < nreads && issued - done < QD) {
+			queue_read(ring, fd, buf, off);
+			off += READ_LEN;
+			if (off + READ_LEN > span)
+				off = 0;
+			issued++;
+		}
+		ret = io_uring_submit_and_wait(ring, 1);
+		if (ret < 0)
+			die(T_EXIT_FAIL, "io_uring_submit_and_wait: %s",
+			    strerror(-ret));
+		while (io_uring_peek_cqe(ring, &cqe) == 0) {
+			if (cqe->res != (int)READ_LEN)
+				die(T_EXIT_FAIL,
+				    "read at %llu: res %d (%s)",
+				    (unsigned long long)cqe->user_data,
+				    cqe->res, cqe->res < 0 ?
+				    strerror(-cqe->res) : "short");
+			io_uring_cqe_seen(ring, cqe);
+			done++;
+		}
+	}
+	t1 = now();
+	ticks1 = stat_sys_ticks();
+	sys1 = rusage_sys();
+
+	ret = io_uring_unregister_buffers(ring);
+	if (ret)
+		die(T_EXIT_FAIL, "io_uring_unregister_buffers: %s",
+		    strerror(-ret));
+	munmap(buf, READ_LEN);
+
+	secs = t1 - t0;
+	printf("# read: %zu x %lu MiB in %.6f s, task sys %.6f s, "
+	       "all CPUs sys+irq+softirq %llu ticks (%ld Hz)\n", nreads,
+	       READ_LEN / MIB, secs, sys1 - sys0, ticks1 - ticks0, hz);
+	printf("figure read_fixed_MBps %.3f MB/s higher\n",
+	       nreads * (double)READ_LEN / 1e6 / secs);
+	printf("figure read_fixed_sys_s_per_GiB %.6f s/GiB lower\n",
+	       (sys1 - sys0) / gib);
+	printf("figure read_fixed_cpu_s_per_GiB %.6f s/GiB lower\n",
+	       (double)(ticks1 - ticks0) / hz / gib);
+}
+
+int main(void)
+{
+	struct io_uring ring;
+	unsigned long long devsize = 0;
+	size_t size, read_total;
+	const char *dev = getenv("IOU_BENCH_DEV");
+	long mb, read_mb, nr;
+	int iters, ret, fd = -1;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	mb = env_long("IOU_BENCH_MB", 256, 2, 1024);
+	iters = env_long("IOU_BENCH_ITERS", 5, 1, 1000);
+	read_mb = env_long("IOU_BENCH_READ_MB", 1024, 0, 1L << 20);
+	size = ((size_t)mb * MIB + HPAGE - 1) & ~(HPAGE - 1);
+	read_total = ((size_t)read_mb * MIB + READ_LEN - 1) & ~(READ_LEN - 1);
+
+	/* check the disk first, so that a guest without it skips at once */
+	if (read_total) {
+		struct stat st;
+
+		if (!dev)
+			dev = NVME_DEV;
+		fd = open(dev, O_RDONLY | O_DIRECT);
+		if (fd < 0) {
+			if (errno == ENOENT || errno == ENXIO ||
+			    errno == ENODEV)
+				die(T_EXIT_SKIP, "%s: %s (IOU_BENCH_READ_MB=0 "
+				    "measures registration only)", dev,
+				    strerror(errno));
+			die(T_EXIT_FAIL, "open %s: %s", dev, strerror(errno));
+		}
+		if (fstat(fd, &st))
+			die(T_EXIT_FAIL, "fstat %s: %s", dev, strerror(errno));
+		if (S_ISREG(st.st_mode))
+			devsize = st.st_size;
+		else if (ioctl(fd, BLKGETSIZE64, &devsize))
+			die(T_EXIT_FAIL, "BLKGETSIZE64 %s: %s", dev,
+			    strerror(errno));
+		devsize &= ~(unsigned long long)(READ_LEN - 1);
+		if (!devsize)
+			die(T_EXIT_SKIP, "%s smaller than %lu MiB", dev,
+			    READ_LEN / MIB);
+	}
+
+	ret = io_uring_queue_init(QD, &ring, 0);
+	if (ret == -ENOSYS || ret == -EPERM)
+		die(T_EXIT_SKIP, "io_uring not available: %s", strerror(-ret));
+	if (ret)
+		die(T_EXIT_FAIL, "io_uring_queue_init: %s", strerror(-ret));
+
+	nr = size / HPAGE;
+	if (nr < READ_PAGES)
+		nr = READ_PAGES;
+	reserve_hugepages(nr);
+	printf("# %zu MiB hugetlb buffer, %d iterations; reads %zu MiB of "
+	       "%llu MiB of %s\n", size / MIB, iters, read_total / MIB,
+	       devsize / MIB, read_total ? dev : "(none)");
+
+	bench_register(&ring, size, iters);
+	if (read_total)
+		bench_read(&ring, fd, devsize, read_total);
+
+	io_uring_queue_exit(&ring);
+	if (fd >= 0)
+		close(fd);
+	restore_hugepages();
+	return T_EXIT_PASS;
+}
