@@ -9,6 +9,7 @@
 #   make build BASE=6.1 [STACK=core] [FLAVOUR=debug|lean]
 #   make shell BASE=6.1 [STACK=core] [FLAVOUR=debug|lean]
 #   make bench [STACK=] [BASE=] [REPEAT=5]   base against patched, lean kernels
+#   make series [STACK=] [BASE=]   mail-ready series under series/ (b4)
 #   make setup               install Debian packages, extract the bases
 #   make clean               remove out/ (caches stay in ~/.cache/kstacks)
 
@@ -19,7 +20,7 @@ TREE ?=
 
 sel = $(if $(STACK),--stack $(STACK)) $(if $(BASE),--base "$(BASE)")
 
-.PHONY: all run setup check check-unit bench apply build shell clean need-base
+.PHONY: all run setup check check-unit bench series apply build shell clean need-base
 
 all: check
 
@@ -37,6 +38,9 @@ check-unit:
 
 bench:
 	tools/bench $(sel) $(if $(REPEAT),--repeat $(REPEAT))
+
+series:
+	tools/series $(sel)
 
 need-base:
 	@test -n "$(BASE)" || { echo "make: BASE= is required (one of: $$(ls tools/bases | sed 's/\.conf//' | xargs))"; exit 1; }
