@@ -189,3 +189,21 @@ lock_base() {
 	fi
 	export KSTACKS_LOCKED=$1
 }
+
+# patch_problems FILE: what is wrong with a patch or mail: From: and
+# Signed-off-by: must be the project identity, and checkpatch.pl --strict of
+# the newest base must be clean. Prints nothing for a good patch.
+# checkpatch reads the patch on stdin: given the path of a file that git
+# tracks, it would check the patch as a source file instead of as a patch.
+patch_problems() {
+	local p=$1 ident why= out newest
+	ident=$(head -n1 "$TOOLS/identity")
+	newest=$(all_bases | tail -n1)
+	ensure_base "$newest" >&2
+	grep -qxF "From: $ident" "$p" || why="no From: $ident"
+	grep -qxF "Signed-off-by: $ident" "$p" || why="${why:+$why; }no Signed-off-by: $ident"
+	out=$(perl "$(base_src "$newest")/scripts/checkpatch.pl" --strict --no-tree --terse \
+		--no-summary - <"$p" 2>&1 | head -n 3)
+	[ -z "$out" ] || why="${why:+$why; }checkpatch: $(echo "$out" | paste -sd' ' -)"
+	echo "$why"
+}
