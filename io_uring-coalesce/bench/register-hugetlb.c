@@ -3,13 +3,13 @@
  * Description: io_uring fixed buffers over 2 MiB hugetlb pages.
  *
  * 1. Time io_uring_register_buffers() and io_uring_unregister_buffers() of
- *    one 256 MiB buffer of hugetlb pages (128 pages; IOU_BENCH_MB sets the
+ *    one 1 GiB buffer of hugetlb pages (512 pages; IOU_BENCH_MB sets the
  *    size), IOU_BENCH_ITERS times (default 5):
  *
- *	figure register_256M_s SECONDS s lower
- *	figure unregister_256M_s SECONDS s lower
+ *	figure register_1024M_s SECONDS s lower
+ *	figure unregister_1024M_s SECONDS s lower
  *
- *    (the average seconds per call; "256M" follows IOU_BENCH_MB).
+ *    (the average seconds per call; "1024M" follows IOU_BENCH_MB).
  *
  * 2. 8 MiB O_DIRECT READ_FIXED reads from /dev/nvme0n1 into one registered
  *    buffer of 4 hugetlb pages, queue depth 4 (all four reads target the
@@ -340,7 +340,7 @@ int main(void)
 	int iters, ret, fd = -1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	mb = env_long("IOU_BENCH_MB", 256, 2, 1024);
+	mb = env_long("IOU_BENCH_MB", 1024, 2, 1024);
 	iters = env_long("IOU_BENCH_ITERS", 5, 1, 1000);
 	read_mb = env_long("IOU_BENCH_READ_MB", 1024, 0, 1L << 20);
 	size = ((size_t)mb * MIB + HPAGE - 1) & ~(HPAGE - 1);

@@ -177,26 +177,29 @@ static int test_rules(struct vt_ctx *ctx)
 	ret = vt_map(ctx, iova - PG, q, 2 * PG);
 	CHECK(ret == -EEXIST, "map overlapping start: %d", ret);
 
-	/* Unmaps that bisect a mapping fail and unmap nothing. */
-	done = 1;
+	/*
+	 * Unmaps that bisect a mapping fail and unmap nothing.  A failing
+	 * UNMAP_DMA does not write its argument back, so "nothing" is
+	 * checked through locked_vm below and through the covering unmap,
+	 * which must still find all of the mapping.
+	 */
 	ret = vt_unmap(ctx, iova + PG, PG, &done);
-	CHECK(ret == -EINVAL && done == 0, "unmap inside: %d %llu", ret,
-	      (unsigned long long)done);
+	CHECK(ret == -EINVAL, "unmap inside: %d", ret);
 	ret = vt_unmap(ctx, iova, size - PG, &done);
-	CHECK(ret == -EINVAL && done == 0, "unmap head: %d", ret);
+	CHECK(ret == -EINVAL, "unmap head: %d", ret);
 	ret = vt_unmap(ctx, iova + HPAGE, size - HPAGE, &done);
-	CHECK(ret == -EINVAL && done == 0, "unmap tail: %d", ret);
+	CHECK(ret == -EINVAL, "unmap tail: %d", ret);
 	ret = vt_unmap(ctx, iova - PG, 2 * PG, &done);
-	CHECK(ret == -EINVAL && done == 0, "unmap across start: %d", ret);
+	CHECK(ret == -EINVAL, "unmap across start: %d", ret);
 	ret = vt_unmap(ctx, iova + size - PG, 2 * PG, &done);
-	CHECK(ret == -EINVAL && done == 0, "unmap across end: %d", ret);
+	CHECK(ret == -EINVAL, "unmap across end: %d", ret);
 	/* Unaligned or empty unmap requests are refused. */
 	ret = vt_unmap(ctx, iova + 2048, size, &done);
-	CHECK(ret == -EINVAL && done == 0, "unmap unaligned iova: %d", ret);
+	CHECK(ret == -EINVAL, "unmap unaligned iova: %d", ret);
 	ret = vt_unmap(ctx, iova, size + 2048, &done);
-	CHECK(ret == -EINVAL && done == 0, "unmap unaligned size: %d", ret);
+	CHECK(ret == -EINVAL, "unmap unaligned size: %d", ret);
 	ret = vt_unmap(ctx, iova, 0, &done);
-	CHECK(ret == -EINVAL && done == 0, "unmap size 0: %d", ret);
+	CHECK(ret == -EINVAL, "unmap size 0: %d", ret);
 	/* A range without mappings succeeds and unmaps nothing. */
 	done = 1;
 	ret = vt_unmap(ctx, iova + 1024 * MIB, 64 * MIB, &done);
