@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * page_pool cost per page, in the manner of the page_pool benchmark
+ * modules used on netdev: a pool of order-0 pages without DMA mapping,
+ * one page allocated and given back per iteration, loops timed with
+ * ktime.  Three ways back:
+ *
+ *   pp_fast_path   recycled straight into the alloc cache, from softirq
+ *                  (a tasklet), as XDP_DROP in NAPI does
+ *   pp_ptr_ring    recycled into the ptr_ring from process context; the
+ *                  cache is refilled from the ring PP_ALLOC_CACHE_REFILL
+ *                  pages at a time
+ *   pp_slow_path   never recycled: released and freed, so that every
+ *                  page comes from the page allocator through the slow
+ *                  path, where the bulk refill applies
+ *
+ * Loading the module runs the loops and prints one line per loop:
+ *
+ *	figure NAME NS ns/page lower
+ *
+ * The median of pp_bench_rounds runs of pp_bench_loops iterations is
+ * printed.  Loading fails with the error of the first loop that fails.
+ */
+#include <linux/completion.h>
+#include <linux/interrupt.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sort.h>
+#include <net/page_pool.h>
+
+static unsigned int pp_bench_loops = 200000;
+module_param(pp_bench_loops, uint, 0444);
+MODULE_PARM_DESC(pp_bench_loops, "iterations per timed run");
+
+static unsigned int pp_bench_rounds = 5;
+module_param(pp_bench_rounds, uint, 0444);
+MODULE_PARM_DESC(pp_bench_rounds, "timed runs per figure, median reported");
+
+#define PP_BENCH_MAX_ROUNDS	31
+
+enum pp_bench_mode {
+	PP_BENCH_FAST,
+	PP_BENCH_RING,
+	PP_BENCH_SLOW,
+};
+
+static const char * const pp_bench_names[] = {
+	[PP_BENCH_FAST] = "pp_fast_path",
+	[PP_BENCH_RING] = "pp_ptr_ring",
+	[PP_BENCH_SLOW] = "pp_slow_path",
+};
+
+struct pp_bench_run {
+	enum pp_bench_mode mode;
+	struct page_pool *pool;
+	u64 ns;
+	int err;
+	struct completion done;
+};
+
+static struct page_pool *pp_bench_create(void)
+{
+	struct page_pool_params pp = {
+		.order = 0,
+		.pool_size = 1024,
+		.nid = NUMA_NO_NODE,
+	};
+
+	return page_pool_create(&pp);
+}
+
+/* One timed run of @loops iterations; returns nanoseconds or an error */
+static int pp_bench_loop(struct pp_bench_run *run, unsigned int loops)
+{
+	struct page_pool *pool = run->pool;
+	struct page *page;
+	u64 t0, t1;
+	unsigned int i;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < loops; i++) {
+		page = page_pool_alloc_pages(pool, GFP_ATOMIC);
+		if (unlikely(!page))
+			return -ENOMEM;
+
+		switch (run->mode) {
+		case PP_BENCH_FAST:
+			page_pool_recycle_direct(pool, page);
+			break;
+		case PP_BENCH_RING:
+			page_pool_put_full_page(pool, page, false);
+			break;
+		case PP_BENCH_SLOW:
+			page_pool_release_page(pool, page);
+			put_page(page);
+			break;
+		}
+	}
+	t1 = ktime_get_ns();
+	run->ns = t1 - t0;
+	return 0;
+}
+
+static void pp_bench_tasklet_fn(unsigned long data)
+{
+	struct pp_bench_run *run = (struct pp_bench_run *)data;
+
+	run->err = pp_bench_loop(run, pp_bench_loops);
+	complete(&run->done);
+}
+
+static int pp_bench_once(struct pp_bench_run *run)
+{
+	struct tasklet_struct t;
+
+	if (run->mode != PP_BENCH_FAST) {
+		run->err = pp_bench_loop(run, pp_bench_loops);
+		return run->err;
+	}
+
+	/* Direct recycling into the cache only happens in softirq */
+	init_completion(&run->done);
+	tasklet_init(&t, pp_bench_tasklet_fn, (unsigned long)run);
+	tasklet_schedule(&t);
+	wait_for_completion(&run->done);
+	tasklet_kill(&t);
+	return run->err;
+}
+
+static int pp_bench_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int pp_bench_mode_run(enum pp_bench_mode mode)
+{
+	u64 ns[PP_BENCH_MAX_ROUNDS], med;
+	struct pp_bench_run run = { .mode = mode };
+	unsigned int rounds = clamp(pp_bench_rounds, 1U, PP_BENCH_MAX_ROUNDS);
+	unsigned int r;
+	int err = 0;
+
+	run.pool = pp_bench_create();
+	if (IS_ERR(run.pool))
+		return PTR_ERR(run.pool);
+
+	/* Warm up: caches, ring and per-cpu lists */
+	err = pp_bench_once(&run);
+
+	for (r = 0; !err && r < rounds; r++) {
+		err = pp_bench_once(&run);
+		ns[r] = run.ns;
+		cond_resched();
+	}
+	page_pool_destroy(run.pool);
+	if (err) {
+		pr_err("pp_bench: %s failed: %d\n", pp_bench_names[mode], err);
+		return err;
+	}
+
+	sort(ns, rounds, sizeof(ns[0]), pp_bench_cmp, NULL);
+	med = ns[rounds / 2];
+	/* nanoseconds per page with three decimals */
+	med = div_u64(med * 1000, pp_bench_loops);
+	pr_info("figure %s %llu.%03llu ns/page lower\n", pp_bench_names[mode],
+		med / 1000, med % 1000);
+	return 0;
+}
+
+static int __init pp_bench_init(void)
+{
+	int err;
+
+	if (!pp_bench_loops)
+		return -EINVAL;
+
+	err = pp_bench_mode_run(PP_BENCH_FAST);
+	if (!err)
+		err = pp_bench_mode_run(PP_BENCH_RING);
+	if (!err)
+		err = pp_bench_mode_run(PP_BENCH_SLOW);
+	return err;
+}
+
+static void __exit pp_bench_exit(void)
+{
+}
+
+module_init(pp_bench_init);
+module_exit(pp_bench_exit);
+MODULE_DESCRIPTION("page_pool fast, ptr_ring and slow path cost per page");
+MODULE_LICENSE("GPL");
