@@ -33,8 +33,9 @@ trap 'rm -f /dev/hugepages/kstacks-fio; echo "$old" >$hp' EXIT
 
 rc=0
 for rw in randread randwrite; do
-	out=$(DEV=$dev RW=$rw MB=$mb fio --minimal "$job") || {
-		echo "# fio $rw failed: $out"
+	out=$(DEV=$dev RW=$rw MB=$mb fio --minimal "$job" 2>/tmp/fio.err) || {
+		sed 's/^/# /' /tmp/fio.err
+		echo "# fio $rw failed: $(head -c 200 /tmp/fio.err)"
 		rc=1
 		continue
 	}
