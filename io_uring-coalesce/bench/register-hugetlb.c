@@ -9,7 +9,15 @@
  *	figure register_1024M_s SECONDS s lower
  *	figure unregister_1024M_s SECONDS s lower
  *
- *    (the average seconds per call; "1024M" follows IOU_BENCH_MB).
+ *    (the average seconds per call; "1024M" follows IOU_BENCH_MB), and
+ *
+ *	figure register_1024M_meta_KiB KIB KiB lower
+ *
+ *    the memory the kernel holds for the registered buffer: the drop of
+ *    MemFree in /proc/meminfo across the registration, the smallest of
+ *    all iterations.  It is mostly the bvec array, 16 bytes per bvec:
+ *    4096 KiB for one bvec per 4 KiB page of 1 GiB, 8 KiB for one per
+ *    2 MiB folio (per-cpu page lists blur it by some pages).
  *
  * 2. 8 MiB O_DIRECT READ_FIXED reads from /dev/nvme0n1 into one registered
  *    buffer of 4 hugetlb pages, queue depth 4 (all four reads target the
@@ -183,22 +191,44 @@ static char *huge_alloc(size_t size)
 	return p;
 }
 
+/* MemFree of /proc/meminfo in KiB, -1 if it cannot be read. */
+static long mem_free_kib(void)
+{
+	char line[128];
+	long kib = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemFree: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
 static void bench_register(struct io_uring *ring, size_t size, int iters)
 {
 	struct iovec iov;
 	double treg = 0, tunreg = 0, t0, t1, t2;
 	char *p = huge_alloc(size);
+	long meta = -1, free0, free1;
 	int i, ret;
 
 	iov.iov_base = p;
 	iov.iov_len = size;
 	for (i = 0; i < iters; i++) {
+		free0 = mem_free_kib();
 		t0 = now();
 		ret = io_uring_register_buffers(ring, &iov, 1);
 		t1 = now();
 		if (ret)
 			die(T_EXIT_FAIL, "io_uring_register_buffers(%zu): %s",
 			    size, strerror(-ret));
+		free1 = mem_free_kib();
+		if (free0 >= 0 && free1 >= 0 &&
+		    (meta < 0 || free0 - free1 < meta))
+			meta = free0 - free1 > 0 ? free0 - free1 : 0;
 		ret = io_uring_unregister_buffers(ring);
 		t2 = now();
 		if (ret)
@@ -213,6 +243,9 @@ static void bench_register(struct io_uring *ring, size_t size, int iters)
 	       treg / iters);
 	printf("figure unregister_%zuM_s %.9f s lower\n", size / MIB,
 	       tunreg / iters);
+	if (meta >= 0)
+		printf("figure register_%zuM_meta_KiB %ld KiB lower\n",
+		       size / MIB, meta);
 	munmap(p, size);
 }
 
