@@ -17,7 +17,9 @@
  * HAVE_ALLOC_PAGES_BULK) the bulk_array and bulk_list figures measure what
  * a caller does there instead: an alloc_page() loop filling the array or
  * the list.  The module stays loaded until removed; loading fails with
- * -ENOMEM if the allocator ever returns fewer pages than asked for.
+ * -ENOMEM if the allocator ever returns fewer pages than asked for, and
+ * with -EAGAIN if a timed run saw no time pass (a clock source that is
+ * still coarse early in boot), rather than print a figure of zero.
  */
 #define pr_fmt(fmt) fmt
 
@@ -163,6 +165,9 @@ static int measure(enum method m, unsigned int n, struct page **array,
 				return -ENOMEM;
 			cond_resched();
 		}
+		/* Early in boot the clock may still be too coarse to see. */
+		if (!s.ns || !s.cycles)
+			return -EAGAIN;
 		ns_v[r] = div_u64(s.ns * 1000, calls * n);
 		cy_v[r] = div_u64(s.cycles * 1000, calls * n);
 	}
@@ -204,8 +209,10 @@ static int __init page_alloc_bulk_bench_init(void)
 		for (m = 0; m < NR_METHODS; m++) {
 			ret = measure(m, n, array, &ns[m], &cycles[m], ns_v, cy_v);
 			if (ret) {
-				pr_err("page_alloc_bulk_bench: %s at batch %u got fewer pages than asked for\n",
-				       method_name[m], n);
+				pr_err("page_alloc_bulk_bench: %s at batch %u: %s\n",
+				       method_name[m], n, ret == -EAGAIN ?
+				       "the clock did not advance" :
+				       "got fewer pages than asked for");
 				goto out;
 			}
 		}
