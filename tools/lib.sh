@@ -197,15 +197,24 @@ lock_base() {
 # the newest base must be clean. Prints nothing for a good patch.
 # checkpatch reads the patch on stdin: given the path of a file that git
 # tracks, it would check the patch as a source file instead of as a patch.
-patch_problems() {
-	local p=$1 ident why= out newest
-	ident=$(head -n1 "$TOOLS/identity")
+# checkpatch ARGS...: the newest base's checkpatch.pl --strict, terse, first
+# three findings (no output when clean). "-" reads a patch on stdin (a
+# git-tracked patch given by path is checked as a source file); "-f FILE"
+# checks a source file.
+checkpatch() {
+	local newest
 	newest=$(all_bases | tail -n1)
 	ensure_base "$newest" >&2
+	perl "$(base_src "$newest")/scripts/checkpatch.pl" --strict --no-tree --terse \
+		--no-summary "$@" 2>&1 | head -n 3
+}
+
+patch_problems() {
+	local p=$1 ident why= out
+	ident=$(head -n1 "$TOOLS/identity")
 	grep -qxF "From: $ident" "$p" || why="no From: $ident"
 	grep -qxF "Signed-off-by: $ident" "$p" || why="${why:+$why; }no Signed-off-by: $ident"
-	out=$(perl "$(base_src "$newest")/scripts/checkpatch.pl" --strict --no-tree --terse \
-		--no-summary - <"$p" 2>&1 | head -n 3)
+	out=$(checkpatch - <"$p")
 	[ -z "$out" ] || why="${why:+$why; }checkpatch: $(echo "$out" | paste -sd' ' -)"
 	echo "$why"
 }
