@@ -126,7 +126,7 @@ check_stack() {
 
 stack_var() {
 	(
-		VERSION= DEPENDS= SUMMARY= UPSTREAM= LATER= PENDING= KUNIT_SUITES= QEMU_NEEDS=
+		VERSION= DEPENDS= SUMMARY= UPSTREAM= LATER= PENDING= KUNIT_SUITES= QEMU_NEEDS= BOOT_ARGS=
 		# shellcheck disable=SC1090
 		. "$REPO/$1/STACK"
 		eval "echo \"\$$2\""
@@ -160,6 +160,17 @@ stack_closure() {
 		done
 		echo "$s"
 	done | awk '!seen[$0]++'
+}
+
+# A stack's guest test programs and its benchmark programs (C, shell, and
+# benchmark modules as STACK/bench/NAME/Kbuild), one path per line.
+guest_programs() {
+	ls "$REPO/$1"/tests/guest/*.c "$REPO/$1"/tests/guest/*.sh 2>/dev/null
+	return 0
+}
+bench_programs() {
+	ls "$REPO/$1"/bench/*.c "$REPO/$1"/bench/*.sh "$REPO/$1"/bench/*/Kbuild 2>/dev/null
+	return 0
 }
 
 # Patch files of a stack on a base, in series order.
