@@ -13,7 +13,6 @@
 EXPORT=/export
 MNT=/mnt/nfs
 CG=
-mountd_pid=
 
 log() { echo "nfs-loopback: $*"; }
 
@@ -25,15 +24,10 @@ cleanup() {
 		done
 		rmdir "$CG" 2>/dev/null
 	}
-	umount "$MNT" 2>/dev/null || umount -f "$MNT" 2>/dev/null
-	rpc.nfsd 0 >/dev/null 2>&1
-	exportfs -ua >/dev/null 2>&1
-	[ -n "$mountd_pid" ] && kill "$mountd_pid" 2>/dev/null
-	umount "$EXPORT" 2>/dev/null
-	umount /proc/fs/nfsd 2>/dev/null
+	nfs_stop "$EXPORT" "$MNT"
 }
 
-fail() {
+die() {
 	log "FAIL: $*"
 	dmesg | tail -n 20 | sed 's/^/nfs-loopback: dmesg: /'
 	cleanup
@@ -45,43 +39,21 @@ skip() {
 	exit 77
 }
 
+. /usr/share/kstacks/sunrpc-user/nfs-server.sh || skip "no nfs-server.sh helper"
 for b in fio rpc.nfsd rpc.mountd exportfs; do
 	command -v "$b" >/dev/null || skip "$b is not in the guest"
 done
 grep -qw nfsd /proc/filesystems || skip "kernel without nfsd"
 grep -qw nfs4 /proc/filesystems || skip "kernel without the NFSv4 client"
 
-# Loopback, names and state directories the NFS tools expect.
-ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up || fail "no loopback"
-mkdir -p /etc /run /var/run /var/lib/nfs/v4recovery /var/lib/nfs/rpc_pipefs \
-	"$EXPORT" "$MNT"
-grep -q localhost /etc/hosts 2>/dev/null || echo "127.0.0.1 localhost" >>/etc/hosts
-[ -f /etc/passwd ] || echo "root:x:0:0:root:/:/bin/sh" >/etc/passwd
-[ -f /etc/group ] || echo "root:x:0:" >/etc/group
-: >/etc/nfs.conf
-: >/var/lib/nfs/etab
-: >/var/lib/nfs/rmtab
-
-mount -t nfsd nfsd /proc/fs/nfsd || fail "cannot mount the nfsd filesystem"
-mount -t tmpfs -o size=400m tmpfs "$EXPORT" || fail "cannot mount tmpfs on $EXPORT"
-echo "$EXPORT 127.0.0.1(rw,fsid=0,insecure,no_root_squash,no_subtree_check,sync)" >/etc/exports
-exportfs -ra || fail "exportfs -ra"
-rpc.mountd -N 2 -N 3 -F >/tmp/mountd.log 2>&1 &
-mountd_pid=$!
-# A short grace period: nothing to reclaim in a fresh guest.
-echo 10 >/proc/fs/nfsd/nfsv4leasetime 2>/dev/null
-echo 10 >/proc/fs/nfsd/nfsv4gracetime 2>/dev/null
-rpc.nfsd -N 3 -V 4 4 || fail "rpc.nfsd did not start"
+nfs_start "$EXPORT" "$MNT" 400m sync
 log "nfsd versions: $(cat /proc/fs/nfsd/versions) threads: $(cat /proc/fs/nfsd/threads)"
-
-mount -t nfs4 -o vers=4.2,addr=127.0.0.1,clientaddr=127.0.0.1,rsize=1048576,wsize=1048576 \
-	127.0.0.1:/ "$MNT" || fail "cannot mount the export (mountd: $(tail -n 3 /tmp/mountd.log))"
 log "mounted: $(grep " $MNT " /proc/mounts)"
 
 # fio_data DIR NAME [fio options]: write the data set with verification
 # headers, read it back in the page cache, then drop the client's cache
 # and read it over the wire with O_DIRECT, verifying every block.
-JOB="--ioengine=psync --bs=128k --nrfiles=8 --filesize=8m --size=64m \
+JOB="--ioengine=psync --bs=128k --nrfiles=8 --filesize=3m --size=24m \
 --verify=crc32c --verify_fatal=1 --file_service_type=roundrobin"
 fio_data() {
 	d=$1
@@ -117,9 +89,9 @@ compare() {
 	return 0
 }
 
-log "writing, reading back and verifying 64 MiB in 8 files"
-fio_data "$MNT/plain" plain || fail "fio verify over NFS"
-compare plain || fail "server and client copies differ"
+log "writing, reading back and verifying 24 MiB in 8 files"
+fio_data "$MNT/plain" plain || die "fio verify over NFS"
+compare plain || die "server and client copies differ"
 rm -rf "$MNT/plain"
 
 # The same from a memory cgroup limited to far less than the data set.
@@ -128,21 +100,21 @@ if [ -f /sys/fs/cgroup/cgroup.controllers ] ||
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 	CG=/sys/fs/cgroup/nfs-loopback
 	mkdir -p "$CG"
-	[ -f "$CG/memory.max" ] || fail "no memory controller in cgroup v2"
-	echo 32M >"$CG/memory.max" || fail "cannot set memory.max"
+	[ -f "$CG/memory.max" ] || die "no memory controller in cgroup v2"
+	echo 16M >"$CG/memory.max" || die "cannot set memory.max"
 else
 	mkdir -p /sys/fs/cgroup/memory
 	mount -t cgroup -o memory none /sys/fs/cgroup/memory ||
-		fail "no memory cgroup (v1 or v2)"
+		die "no memory cgroup (v1 or v2)"
 	CG=/sys/fs/cgroup/memory/nfs-loopback
 	mkdir -p "$CG"
-	echo 32M >"$CG/memory.limit_in_bytes" || fail "cannot set the limit"
+	echo 16M >"$CG/memory.limit_in_bytes" || die "cannot set the limit"
 fi
-log "again in memory cgroup $CG (limit 32M)"
-echo $$ >"$CG/cgroup.procs" || fail "cannot enter $CG"
-fio_data "$MNT/memcg" memcg || fail "fio verify over NFS in a memory cgroup"
+log "again in memory cgroup $CG (limit 16M)"
+echo $$ >"$CG/cgroup.procs" || die "cannot enter $CG"
+fio_data "$MNT/memcg" memcg || die "fio verify over NFS in a memory cgroup"
 echo $$ >"$(dirname "$CG")/cgroup.procs"
-compare memcg || fail "server and client copies differ (memory cgroup)"
+compare memcg || die "server and client copies differ (memory cgroup)"
 if [ -f "$CG/memory.events" ]; then
 	log "memcg events: $(tr '\n' ' ' <"$CG/memory.events")"
 fi

@@ -1,0 +1,54 @@
+# Sourced by sunrpc-user's guest test and benchmark: NFSv4 over loopback,
+# knfsd serving a tmpfs export to the kernel client of the same guest.
+# The caller defines die() (report and exit) before sourcing this file.
+#
+#   nfs_start EXPORT MNT TMPFS_SIZE sync|async
+#   nfs_stop EXPORT MNT
+
+nfs_mountd_pid=
+
+nfs_start() {
+	export_dir=$1
+	mnt=$2
+	size=$3
+	mode=$4
+
+	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up || die "no loopback"
+	mkdir -p /etc /run /var/run /var/lib/nfs/v4recovery /var/lib/nfs/rpc_pipefs \
+		"$export_dir" "$mnt"
+	grep -q localhost /etc/hosts 2>/dev/null || echo "127.0.0.1 localhost" >>/etc/hosts
+	[ -f /etc/passwd ] || echo "root:x:0:0:root:/:/bin/sh" >/etc/passwd
+	[ -f /etc/group ] || echo "root:x:0:" >/etc/group
+	: >/etc/nfs.conf
+	: >/var/lib/nfs/etab
+	: >/var/lib/nfs/rmtab
+
+	mount -t nfsd nfsd /proc/fs/nfsd || die "cannot mount the nfsd filesystem"
+	mount -t tmpfs -o size="$size" tmpfs "$export_dir" ||
+		die "cannot mount tmpfs on $export_dir"
+	echo "$export_dir 127.0.0.1(rw,fsid=0,insecure,no_root_squash,no_subtree_check,$mode)" >/etc/exports
+	exportfs -ra || die "exportfs -ra"
+	rpc.mountd -N 2 -N 3 -F >/tmp/mountd.log 2>&1 &
+	nfs_mountd_pid=$!
+	# A short grace period: nothing to reclaim in a fresh guest.
+	echo 10 >/proc/fs/nfsd/nfsv4leasetime 2>/dev/null
+	echo 10 >/proc/fs/nfsd/nfsv4gracetime 2>/dev/null
+	rpc.nfsd -N 3 -V 4 4 || die "rpc.nfsd did not start"
+
+	mount -t nfs4 -o vers=4.2,addr=127.0.0.1,clientaddr=127.0.0.1,rsize=1048576,wsize=1048576 \
+		127.0.0.1:/ "$mnt" ||
+		die "cannot mount the export (mountd: $(tail -n 3 /tmp/mountd.log))"
+	# The first open waits out the grace period.
+	: >"$mnt/.warm" || die "cannot create a file on the export"
+	rm -f "$mnt/.warm"
+}
+
+nfs_stop() {
+	umount "$2" 2>/dev/null || umount -f "$2" 2>/dev/null
+	rpc.nfsd 0 >/dev/null 2>&1
+	exportfs -ua >/dev/null 2>&1
+	[ -n "$nfs_mountd_pid" ] && kill "$nfs_mountd_pid" 2>/dev/null
+	nfs_mountd_pid=
+	umount "$1" 2>/dev/null
+	umount /proc/fs/nfsd 2>/dev/null
+}
