@@ -150,16 +150,32 @@ stack_supports() {
 	return 0
 }
 
-# A stack and everything it depends on, dependencies first.
+# Stacks and everything they depend on, dependencies first, otherwise in
+# the order of all_stacks whatever order they were named in: the set names
+# a cell's build tree, so one set must not get two trees.
 stack_closure() {
+	local s want
+	for s in "$@"; do check_stack "$s" || return 1; done
+	want=" $(stack_deps_first "$@" | xargs) "
+	for s in $(all_stacks); do
+		case $want in *" $s "*) stack_deps_first "$s" ;; esac
+	done | awk '!seen[$0]++'
+}
+stack_deps_first() {
 	local s d
 	for s in "$@"; do
-		check_stack "$s"
 		for d in $(stack_var "$s" DEPENDS); do
-			stack_closure "$d"
+			stack_deps_first "$d"
 		done
 		echo "$s"
-	done | awk '!seen[$0]++'
+	done
+}
+
+# The values of a STACK variable over some stacks, on one line.
+stacks_var() {
+	local v=$1 s
+	shift
+	for s in "$@"; do stack_var "$s" "$v"; done | xargs
 }
 
 # A stack's guest test programs and its benchmark programs (C, shell, and
@@ -206,11 +222,10 @@ lock_base() {
 # patch_problems FILE: what is wrong with a patch or mail: From: and
 # Signed-off-by: must be the project identity, and checkpatch.pl --strict of
 # the newest base must be clean. Prints nothing for a good patch.
-# checkpatch reads the patch on stdin: given the path of a file that git
-# tracks, it would check the patch as a source file instead of as a patch.
 # checkpatch ARGS...: the newest base's checkpatch.pl --strict, terse, first
-# three findings (no output when clean). "-" reads a patch on stdin (a
-# git-tracked patch given by path is checked as a source file); "-f FILE"
+# three findings (no output when clean). "-" reads a patch on stdin and
+# checks it as a patch; a path of a file that git tracks, patch or not, is
+# checked as a file (tools/lint does both for stack patches); "-f FILE"
 # checks a source file.
 checkpatch() {
 	local newest
