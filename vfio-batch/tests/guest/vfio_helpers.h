@@ -516,14 +516,42 @@ static inline void vt_restore_hugepages(long old)
 }
 
 /*
+ * Pages pinned with FOLL_PIN and not released yet, system wide:
+ * nr_foll_pin_acquired - nr_foll_pin_released of /proc/vmstat, with the
+ * per-cpu counter deltas folded in first (vm.stat_refresh), or LONG_MIN.
+ */
+static inline long vt_pins_held(void)
+{
+	long acq = -1, rel = -1, v;
+	char name[64];
+	FILE *f;
+
+	if (vt_write_str("/proc/sys/vm/stat_refresh", "1"))
+		return LONG_MIN;
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return LONG_MIN;
+	while (fscanf(f, "%63s %ld", name, &v) == 2) {
+		if (!strcmp(name, "nr_foll_pin_acquired"))
+			acq = v;
+		else if (!strcmp(name, "nr_foll_pin_released"))
+			rel = v;
+	}
+	fclose(f);
+	return acq < 0 || rel < 0 ? LONG_MIN : acq - rel;
+}
+
+/*
  * Map @size bytes at @vaddr to @iova, check that locked_vm grew by
- * @acct bytes, unmap and check it went back.  Return 0 or -1.
+ * @acct bytes, unmap and check that it and the pages pinned system wide
+ * went back.  Return 0 or -1.
  */
 static inline int vt_map_unmap_check(struct vt_ctx *ctx, const char *what,
 			      uint64_t iova, void *vaddr, uint64_t size,
 			      long acct)
 {
 	long before = vt_locked_bytes(), during, after;
+	long pins = vt_pins_held();
 	uint64_t done = 0;
 	int ret;
 
@@ -543,6 +571,9 @@ static inline int vt_map_unmap_check(struct vt_ctx *ctx, const char *what,
 	after = vt_locked_bytes();
 	CHECK(after == before, "%s: locked_vm %ld after unmap, was %ld", what,
 	      after, before);
+	CHECK(pins != LONG_MIN, "%s: cannot read the FOLL_PIN counters", what);
+	CHECK(vt_pins_held() == pins, "%s: %ld pages pinned after unmap, %ld before",
+	      what, vt_pins_held(), pins);
 	return vt_failed ? -1 : 0;
 }
 

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Description: vfio type1 UNMAP_DMA of mappings whose physically
+ * contiguous runs do not follow the alignment of their iova: 4 KiB pages
+ * at a 1 GiB aligned iova, THP with a single 4 KiB page taken out of
+ * each huge page, and one mapping across three VMAs (THP, 4 KiB pages,
+ * hugetlbfs).  Unmap must release exactly the pages that map pinned:
+ * locked_vm and the pages pinned (FOLL_PIN counters of /proc/vmstat) go
+ * back to their starting values, the memory content is unchanged, freed
+ * huge pages go back to the pool and freed small pages to the free
+ * memory.  An unmap that took a block of a misaligned run for contiguous
+ * would unpin pages it never pinned and leave the pinned ones behind.
+ */
+#include "vfio_helpers.h"
+
+#define GIB		(1024UL * MIB)
+
+/* MemFree in KiB. */
+static long mem_free_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f;
+
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "MemFree:", 8)) {
+			kb = strtol(line + 8, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
+static void map_unmap(struct vt_ctx *ctx, const char *what, uint64_t iova,
+		      char *p, size_t size)
+{
+	vt_map_unmap_check(ctx, what, iova, p, size, size);
+}
+
+/*
+ * 4 KiB pages at iovas aligned to 1 GiB and to 2 MiB: runs as long as the
+ * pages happen to be physically contiguous, often a single page.
+ */
+static void small_pages_aligned_iova(struct vt_ctx *ctx)
+{
+	const size_t size = 64 * MIB;
+	long free0 = mem_free_kb(), free1;
+	char *p = vt_alloc(VT_ANON_4K, size);
+	int i;
+
+	if (!p) {
+		vt_fail("4k at aligned iova: alloc");
+		return;
+	}
+	for (i = 0; i < 4 && !vt_failed; i++)
+		map_unmap(ctx, "4k at 1 GiB aligned iova", 4 * GIB + i * GIB,
+			  p, size);
+	map_unmap(ctx, "4k at 2 MiB aligned iova", IOVA_BASE + HPAGE, p,
+		  size);
+	CHECK(!vt_check_fill(p, size, size),
+	      "4k at aligned iova: memory changed");
+	munmap(p, size);
+
+	/*
+	 * Pins left on the buffer would keep all of it allocated; allow
+	 * for a quarter of it to be in use by others meanwhile.
+	 */
+	free1 = mem_free_kb();
+	CHECK(free0 - free1 < (long)(size / KIB / 4),
+	      "4k at aligned iova: %ld KiB not freed after munmap",
+	      free0 - free1);
+}
+
+/*
+ * THP with one small page replaced in each huge page: runs of 511 pages
+ * and single pages, so a 2 MiB block of the iova is never one run.
+ */
+static void thp_with_holes(struct vt_ctx *ctx)
+{
+	const size_t size = 16 * MIB;
+	char *p = vt_alloc(VT_ANON_THP, size);
+	size_t off;
+
+	if (!p) {
+		vt_fail("thp with holes: alloc");
+		return;
+	}
+	for (off = 0; off < size; off += HPAGE) {
+		char *q = p + off + (off / HPAGE % 8 + 1) * 16 * PG;
+
+		/* Split the huge page and put a new page at q. */
+		if (madvise(q, PG, MADV_DONTNEED)) {
+			vt_fail("thp with holes: MADV_DONTNEED: %s",
+				strerror(errno));
+			break;
+		}
+	}
+	vt_fill(p, size, size);
+	map_unmap(ctx, "thp with holes", 4 * GIB, p, size);
+	map_unmap(ctx, "thp with holes +4k", 4 * GIB + PG, p + PG, size - PG);
+	CHECK(!vt_check_fill(p, size, size), "thp with holes: memory changed");
+	munmap(p, size);
+}
+
+/*
+ * One mapping over three VMAs side by side: 4 MiB of THP, 2 MiB of small
+ * pages, 4 MiB of hugetlbfs, mapped from 4 KiB into the first huge page
+ * to a 1 GiB aligned iova.  Its runs are 2 MiB - 4 KiB, then 2 MiB and
+ * 4 KiB long, all at a 4 KiB offset from 2 MiB alignment in the iova.
+ */
+static void three_vmas(struct vt_ctx *ctx)
+{
+	const size_t thp = 4 * MIB, small = 2 * MIB, huge = 4 * MIB;
+	const size_t size = thp + small + huge;
+	const char *freep =
+		"/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages";
+	long hfree0, hfree1;
+	char *p, *h;
+
+	/* Reserve the range, then put hugetlbfs in its last 4 MiB. */
+	p = vt_alloc_aligned(size, HPAGE, 0);
+	if (!p) {
+		vt_fail("three vmas: reserve");
+		return;
+	}
+	madvise(p, thp, MADV_HUGEPAGE);
+	madvise(p + thp, small, MADV_NOHUGEPAGE);
+	hfree0 = vt_read_long(freep);
+	h = mmap(p + thp + small, huge, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_FIXED, -1, 0);
+	if (h == MAP_FAILED) {
+		vt_fail("three vmas: hugetlbfs mmap: %s", strerror(errno));
+		munmap(p, size);
+		return;
+	}
+	vt_fill(p + PG, size - PG, size - PG);
+	map_unmap(ctx, "thp + 4k + hugetlb vmas", 4 * GIB, p + PG, size - PG);
+	CHECK(!vt_check_fill(p + PG, size - PG, size - PG),
+	      "three vmas: memory changed");
+	munmap(p, size);
+	hfree1 = vt_read_long(freep);
+	CHECK(hfree1 == hfree0, "three vmas: %ld free huge pages, %ld before",
+	      hfree1, hfree0);
+}
+
+int main(void)
+{
+	struct vt_ctx ctx;
+	long old_huge;
+	int ret;
+
+	ret = vt_setup(&ctx);
+	if (ret != T_EXIT_PASS) {
+		vt_teardown(&ctx);
+		return ret;
+	}
+
+	small_pages_aligned_iova(&ctx);
+	thp_with_holes(&ctx);
+	old_huge = vt_reserve_hugepages(2);
+	if (old_huge >= 0) {
+		three_vmas(&ctx);
+		vt_restore_hugepages(old_huge);
+	} else {
+		printf("hugetlb: cannot reserve huge pages, case skipped\n");
+	}
+
+	vt_teardown(&ctx);
+	if (vt_failed)
+		return T_EXIT_FAIL;
+	printf("vfio-unmap-layout: all cases passed\n");
+	return T_EXIT_PASS;
+}
