@@ -66,21 +66,7 @@ static long env_long(const char *name, long def, long min, long max)
 /* AnonHugePages of this process in kB, or -1 (no THP / old kernel). */
 static long anon_huge_kb(void)
 {
-	char line[256];
-	long kb = -1;
-	FILE *f;
-
-	f = fopen("/proc/self/smaps_rollup", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "AnonHugePages:", 14)) {
-			kb = strtol(line + 14, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return kb;
+	return vt_proc_field("/proc/self/smaps_rollup", "AnonHugePages:");
 }
 
 static void touch(char *p, size_t size, size_t step)

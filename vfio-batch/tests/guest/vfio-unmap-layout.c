@@ -18,21 +18,7 @@
 /* MemFree in KiB. */
 static long mem_free_kb(void)
 {
-	char line[256];
-	long kb = -1;
-	FILE *f;
-
-	f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "MemFree:", 8)) {
-			kb = strtol(line + 8, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return kb;
+	return vt_proc_field("/proc/meminfo", "MemFree:");
 }
 
 static void map_unmap(struct vt_ctx *ctx, const char *what, uint64_t iova,

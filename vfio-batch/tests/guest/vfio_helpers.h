@@ -352,6 +352,27 @@ static inline int vt_unmap(struct vt_ctx *ctx, uint64_t iova, uint64_t size,
 	return ret;
 }
 
+/* The number on the line of @path that starts with @key, or -1. */
+static inline long vt_proc_field(const char *path, const char *key)
+{
+	size_t len = strlen(key);
+	char line[256];
+	long v = -1;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, len)) {
+			v = strtol(line + len, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
 /*
  * mm->locked_vm in bytes.  type1 accounts pinned pages with
  * account_locked_vm() to mm->locked_vm, which /proc/PID/status shows as
@@ -359,20 +380,8 @@ static inline int vt_unmap(struct vt_ctx *ctx, uint64_t iova, uint64_t size,
  */
 static inline long vt_locked_bytes(void)
 {
-	char line[256];
-	long kb = -1;
-	FILE *f;
+	long kb = vt_proc_field("/proc/self/status", "VmLck:");
 
-	f = fopen("/proc/self/status", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "VmLck:", 6)) {
-			kb = strtol(line + 6, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
 	return kb < 0 ? -1 : kb * 1024;
 }
 
