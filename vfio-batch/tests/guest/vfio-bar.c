@@ -308,9 +308,5 @@ int main(void)
 	test_dma(&ctx);
 
 	munmap((void *)bar, bar_size);
-	vt_teardown(&ctx);
-	if (vt_failed)
-		return T_EXIT_FAIL;
-	printf("vfio-bar: all cases passed\n");
-	return T_EXIT_PASS;
+	return vt_finish(&ctx, "vfio-bar");
 }

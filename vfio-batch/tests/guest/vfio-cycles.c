@@ -171,9 +171,5 @@ int main(void)
 	if (old_huge >= 0)
 		vt_restore_hugepages(old_huge);
 
-	vt_teardown(&ctx);
-	if (vt_failed)
-		return T_EXIT_FAIL;
-	printf("vfio-cycles: all cases passed\n");
-	return T_EXIT_PASS;
+	return vt_finish(&ctx, "vfio-cycles");
 }

@@ -107,9 +107,5 @@ int main(void)
 		printf("hugetlb: cannot reserve huge pages, case skipped\n");
 	}
 
-	vt_teardown(&ctx);
-	if (vt_failed)
-		return T_EXIT_FAIL;
-	printf("vfio-large: all cases passed\n");
-	return T_EXIT_PASS;
+	return vt_finish(&ctx, "vfio-large");
 }

@@ -260,9 +260,5 @@ int main(void)
 	test_readonly(&ctx);
 	test_rules(&ctx);
 
-	vt_teardown(&ctx);
-	if (vt_failed)
-		return T_EXIT_FAIL;
-	printf("vfio-map-backings: all cases passed\n");
-	return T_EXIT_PASS;
+	return vt_finish(&ctx, "vfio-map-backings");
 }

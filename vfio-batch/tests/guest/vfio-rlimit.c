@@ -186,9 +186,5 @@ int main(void)
 	CHECK(!vt_check_fill(a, 1 * MIB, 1 * MIB), "anon memory changed");
 	CHECK(!vt_check_fill(t, 4 * MIB, 4 * MIB), "thp memory changed");
 out:
-	vt_teardown(&ctx);
-	if (vt_failed)
-		return T_EXIT_FAIL;
-	printf("vfio-rlimit: all cases passed\n");
-	return T_EXIT_PASS;
+	return vt_finish(&ctx, "vfio-rlimit");
 }

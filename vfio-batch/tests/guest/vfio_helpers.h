@@ -310,6 +310,16 @@ static inline void vt_teardown(struct vt_ctx *ctx)
 		close(ctx->container);
 }
 
+/* Close the container and return the exit code of test @name. */
+static inline int vt_finish(struct vt_ctx *ctx, const char *name)
+{
+	vt_teardown(ctx);
+	if (vt_failed)
+		return T_EXIT_FAIL;
+	printf("%s: all cases passed\n", name);
+	return T_EXIT_PASS;
+}
+
 /* MAP_DMA; return 0 or -errno. */
 static inline int vt_map_prot(struct vt_ctx *ctx, uint64_t iova, void *vaddr,
 		       uint64_t size, uint32_t flags)
