@@ -85,11 +85,68 @@ base_src() {
 	echo "$CACHE/linux-source-$1"
 }
 
+# Versions of a base. PROVEN in BASE.conf is the Debian version of its
+# package that the stacks were last proven on; found is the version
+# installed here (empty when the package is not installed).
+base_proven() { (base_conf "$1" && echo "${PROVEN:-}"); }
+base_found() {
+	(
+		base_conf "$1"
+		dpkg-query -W -f='${db:Status-Status} ${Version}\n' "$PACKAGE" 2>/dev/null |
+			sed -n 's/^installed //p'
+	)
+}
+
+# base_drift_note B: one line when the installed package of base B is not
+# the version its stacks were proven on; nothing otherwise.
+base_drift_note() {
+	local p f
+	p=$(base_proven "$1") f=$(base_found "$1")
+	if [ -n "$p" ] && [ -n "$f" ] && [ "$p" != "$f" ]; then
+		echo "base $1: proven on $p, found $f; run make drift BASE=$1"
+	fi
+	return 0
+}
+
+# The upstream release of a Debian version (1:6.1.192-3 -> 6.1.192) and the
+# release a kernel tree says it is (its Makefile).
+upstream_version() {
+	local v=${1#*:}
+	echo "${v%%-*}"
+}
+tree_kernel_version() {
+	awk '/^VERSION =/{v=$3} /^PATCHLEVEL =/{p=$3} /^SUBLEVEL =/{s=$3}
+		END{if (v != "") print v "." p "." s}' "$1/Makefile" 2>/dev/null
+}
+
+# The Debian version of the extracted tree of a base: recorded beside it
+# when it was extracted. A tree extracted before versions were recorded is
+# taken for the installed package when their upstream releases agree.
+base_tree_version() {
+	local stamp f
+	stamp=$(base_src "$1").version
+	if [ -f "$stamp" ]; then
+		cat "$stamp"
+		return 0
+	fi
+	f=$(base_found "$1")
+	[ -n "$f" ] && [ "$(tree_kernel_version "$(base_src "$1")")" = "$(upstream_version "$f")" ] &&
+		echo "$f"
+	return 0
+}
+
+# The extracted tree follows the installed package: when apt brought a new
+# version (the tree's recorded version differs), it is extracted again.
 ensure_base() {
-	local b=$1 dst tmp tarball
+	local b=$1 dst tmp tarball have found
 	base_conf "$b"
 	dst=$(base_src "$b")
-	[ -f "$dst/Makefile" ] && return 0
+	if [ -f "$dst/Makefile" ]; then
+		found=$(base_found "$b")
+		have=$(base_tree_version "$b")
+		[ -z "$found" ] || [ "$have" = "$found" ] && return 0
+		echo "$prog: base $b: the extracted tree is ${have:-Linux $(tree_kernel_version "$dst")}, $PACKAGE $found is installed: extracting that" >&2
+	fi
 	tarball=/usr/src/$PACKAGE.tar.xz
 	if [ ! -f "$tarball" ]; then
 		if [ "$(id -u)" -eq 0 ]; then
@@ -108,6 +165,8 @@ ensure_base() {
 	fi
 	rm -rf "$dst"
 	mv "$tmp/$PACKAGE" "$dst" && rmdir "$tmp"
+	found=$(base_found "$b")
+	echo "${found:-unknown}" >"$dst.version"
 }
 
 # --- stacks ----------------------------------------------------------------
@@ -126,7 +185,7 @@ check_stack() {
 
 stack_var() {
 	(
-		VERSION= DEPENDS= SUMMARY= UPSTREAM= LATER= PENDING= KUNIT_SUITES= QEMU_NEEDS= BOOT_ARGS=
+		VERSION= DEPENDS= SUMMARY= UPSTREAM= UPSTREAM_PROBE= LATER= PENDING= KUNIT_SUITES= QEMU_NEEDS= BOOT_ARGS=
 		# shellcheck disable=SC1090
 		. "$REPO/$1/STACK"
 		eval "echo \"\$$2\""
