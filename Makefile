@@ -10,6 +10,8 @@
 #   make shell BASE=6.1 [STACK=core] [FLAVOUR=debug|lean]
 #   make bench [STACK=] [BASE=] [REPEAT=5]   base against patched, lean kernels
 #   make series [STACK=] [BASE=]   mail-ready series under series/ (b4)
+#   make drift BASE=6.1 [TO=linux-source-7.3|VERSION|FILE] [TREE=/your/linux]
+#                            what each patch of the base's stacks does there
 #   make setup               install Debian packages, extract the bases
 #   make clean               remove out/ (caches stay in ~/.cache/kstacks)
 
@@ -17,10 +19,11 @@ STACK ?=
 BASE ?=
 FLAVOUR ?= debug
 TREE ?=
+TO ?=
 
 sel = $(if $(STACK),--stack $(STACK)) $(if $(BASE),--base "$(BASE)")
 
-.PHONY: all run setup check check-unit bench series apply build shell clean need-base
+.PHONY: all run setup check check-unit bench series apply build shell drift clean need-base
 
 all: check
 
@@ -53,6 +56,9 @@ build: need-base
 
 shell: need-base
 	tools/shell --flavour $(FLAVOUR) $(BASE) $(STACK)
+
+drift: need-base
+	tools/drift $(if $(TO),--to $(TO)) $(if $(TREE),--tree $(TREE)) $(if $(STACK),--stack $(STACK)) $(BASE)
 
 clean:
 	rm -rf out
