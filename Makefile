@@ -12,6 +12,7 @@
 #   make series [STACK=] [BASE=]   mail-ready series under series/ (b4)
 #   make drift BASE=6.1 [TO=linux-source-7.3|VERSION|FILE] [TREE=/your/linux]
 #                            what each patch of the base's stacks does there
+#   make refresh BASE=6.1 [TO=...] [NO_TEST=1]   rewrite the patches for it
 #   make setup               install Debian packages, extract the bases
 #   make clean               remove out/ (caches stay in ~/.cache/kstacks)
 
@@ -23,7 +24,7 @@ TO ?=
 
 sel = $(if $(STACK),--stack $(STACK)) $(if $(BASE),--base "$(BASE)")
 
-.PHONY: all run setup check check-unit bench series apply build shell drift clean need-base
+.PHONY: all run setup check check-unit bench series apply build shell drift refresh clean need-base
 
 all: check
 
@@ -59,6 +60,9 @@ shell: need-base
 
 drift: need-base
 	tools/drift $(if $(TO),--to $(TO)) $(if $(TREE),--tree $(TREE)) $(if $(STACK),--stack $(STACK)) $(BASE)
+
+refresh: need-base
+	tools/refresh $(if $(NO_TEST),--no-test) $(if $(TO),--to $(TO)) $(if $(TREE),--tree $(TREE)) $(BASE)
 
 clean:
 	rm -rf out
