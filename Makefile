@@ -13,6 +13,8 @@
 #   make drift BASE=6.1 [TO=linux-source-7.3|VERSION|FILE] [TREE=/your/linux]
 #                            what each patch of the base's stacks does there
 #   make refresh BASE=6.1 [TO=...] [NO_TEST=1]   rewrite the patches for it
+#   make vanilla-check BASE=6.1 [STACK=] [TEST=name|boot|failed]
+#                            base or stack: a cell's failure on the vanilla kernel
 #   make setup               install Debian packages, extract the bases
 #   make clean               remove out/ (caches stay in ~/.cache/kstacks)
 
@@ -24,7 +26,7 @@ TO ?=
 
 sel = $(if $(STACK),--stack $(STACK)) $(if $(BASE),--base "$(BASE)")
 
-.PHONY: all run setup check check-unit bench series apply build shell drift refresh clean need-base
+.PHONY: all run setup check check-unit bench series apply build shell drift refresh vanilla-check clean need-base
 
 all: check
 
@@ -63,6 +65,9 @@ drift: need-base
 
 refresh: need-base
 	tools/refresh $(if $(NO_TEST),--no-test) $(if $(TO),--to $(TO)) $(if $(TREE),--tree $(TREE)) $(BASE)
+
+vanilla-check: need-base
+	tools/vanilla-check $(BASE) $(or $(TEST),failed) $(STACK)
 
 clean:
 	rm -rf out

@@ -169,6 +169,15 @@ ensure_base() {
 	echo "${found:-unknown}" >"$dst.version"
 }
 
+# The first lines of kernel reports that fail a run, as liburing's runtests
+# looks for them: BUG, WARNING, Oops, KASAN, UBSAN, lockdep, hung tasks,
+# RCU stalls, panics (tools/check-log, tools/vanilla-check).
+KERNEL_REPORT_RE='BUG:|WARNING:|Oops|Kernel panic|kernel BUG at|general protection fault|KASAN:|UBSAN:'
+KERNEL_REPORT_RE="$KERNEL_REPORT_RE|possible circular locking|possible recursive locking|inconsistent lock state"
+KERNEL_REPORT_RE="$KERNEL_REPORT_RE|suspicious RCU usage|lock held when returning|bad unlock balance"
+KERNEL_REPORT_RE="$KERNEL_REPORT_RE|INFO: task .* blocked for more than|rcu: INFO: .* stall|self-detected stall"
+KERNEL_REPORT_RE="$KERNEL_REPORT_RE|soft lockup|hard LOCKUP|Unable to handle kernel|cut here"
+
 # --- stacks ----------------------------------------------------------------
 
 all_stacks() {
