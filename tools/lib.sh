@@ -67,7 +67,8 @@ step() {
 # given). Nothing is discovered: no other host is asked. farm_init, once per
 # run (the tools a run starts inherit its result), tries a TCP connection to
 # each host (FARM_TIMEOUT seconds, 2); the hosts that answer become
-# DISTCC_HOSTS and ccache hands its compiles to distcc (CCACHE_PREFIX), and
+# DISTCC_HOSTS and ccache hands the kernel's compiles to distcc
+# (CCACHE_PREFIX, tools/farm-cc: host programs compile here), and
 # make's job count becomes the local cores plus the hosts' limits (unless
 # JOBS was given). No host that answers: one warning line, a local build.
 farm_init() {
@@ -98,7 +99,7 @@ farm_init() {
 	fi
 	[ -n "$bad" ] && warn "compile farm: no answer within ${FARM_TIMEOUT:-2}s from$bad: building with the other hosts"
 	[ -n "$jobs_given" ] || JOBS=$(($(nproc) + sum))
-	export JOBS CCACHE_PREFIX=distcc DISTCC_HOSTS="${ok# }" KSTACKS_FARM="${ok# }"
+	export JOBS CCACHE_PREFIX=$TOOLS/farm-cc DISTCC_HOSTS="${ok# }" KSTACKS_FARM="${ok# }"
 	export DISTCC_DIR=${DISTCC_DIR:-$CACHE/distcc}
 	mkdir -p "$DISTCC_DIR"
 	echo "$prog: compile farm: distcc to $DISTCC_HOSTS, make -j$JOBS" >&2
