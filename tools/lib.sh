@@ -7,6 +7,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS=$REPO/tools
 CACHE=${KSTACKS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kstacks}
 OUT=${KSTACKS_OUT:-$REPO/out}
+jobs_given=${JOBS:+1}
 JOBS=${JOBS:-$(nproc)}
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 export CCACHE_BASEDIR=$CACHE
@@ -58,6 +59,58 @@ step() {
 		echo "           FAILED: $desc after $(hms $(($(now) - t0))) (exit $rc, log: $log)"
 	fi
 	return $rc
+}
+
+# --- compile farm ----------------------------------------------------------
+# KSTACKS_DISTCC_HOSTS names the distccd hosts of a compile farm, in distcc's
+# own syntax: "HOST[:PORT][/LIMIT][,lzo] ..." (port 3632 and limit 4 when not
+# given). Nothing is discovered: no other host is asked. farm_init, once per
+# run (the tools a run starts inherit its result), tries a TCP connection to
+# each host (FARM_TIMEOUT seconds, 2); the hosts that answer become
+# DISTCC_HOSTS and ccache hands the kernel's compiles to distcc
+# (CCACHE_PREFIX, tools/farm-cc: host programs compile here), and
+# make's job count becomes the local cores plus the hosts' limits (unless
+# JOBS was given). No host that answers: one warning line, a local build.
+farm_init() {
+	local spec host port limit ok= bad= sum=0
+	[ -n "${KSTACKS_FARM_DONE:-}" ] && return 0
+	export KSTACKS_FARM_DONE=1
+	[ -n "${KSTACKS_DISTCC_HOSTS:-}" ] || return 0
+	for spec in $KSTACKS_DISTCC_HOSTS; do
+		if ! [[ $spec =~ ^([A-Za-z0-9._-]+)(:([0-9]+))?(/([0-9]+))?(:([0-9]+))?(,[a-z=,]*)?$ ]]; then
+			die "KSTACKS_DISTCC_HOSTS: '$spec' is not a distcc TCP host (HOST[:PORT][/LIMIT][,lzo]; no zeroconf, no ssh)"
+		fi
+		host=${BASH_REMATCH[1]}
+		port=${BASH_REMATCH[3]:-${BASH_REMATCH[7]:-3632}}
+		limit=${BASH_REMATCH[5]:-4}
+		if [ "$host" = localhost ]; then
+			# distcc's name for compiling here, without a daemon.
+			ok="$ok $spec" sum=$((sum + ${BASH_REMATCH[5]:-2}))
+		elif timeout "${FARM_TIMEOUT:-2}" bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$host" "$port" 2>/dev/null; then
+			ok="$ok $spec" sum=$((sum + limit))
+		else
+			bad="$bad $host:$port"
+		fi
+	done
+	command -v distcc >/dev/null || die "KSTACKS_DISTCC_HOSTS is set but distcc is not installed (run tools/setup)"
+	if [ -z "$ok" ]; then
+		warn "compile farm unreachable (no answer within ${FARM_TIMEOUT:-2}s from$bad): building locally with -j$JOBS"
+		return 0
+	fi
+	[ -n "$bad" ] && warn "compile farm: no answer within ${FARM_TIMEOUT:-2}s from$bad: building with the other hosts"
+	[ -n "$jobs_given" ] || JOBS=$(($(nproc) + sum))
+	export JOBS CCACHE_PREFIX=$TOOLS/farm-cc DISTCC_HOSTS="${ok# }" KSTACKS_FARM="${ok# }"
+	export DISTCC_DIR=${DISTCC_DIR:-$CACHE/distcc}
+	mkdir -p "$DISTCC_DIR"
+	echo "$prog: compile farm: distcc to $DISTCC_HOSTS, make -j$JOBS" >&2
+}
+
+# kernel_make SRC ARGS...: make in a kernel tree, compiling through ccache
+# (and through the farm, after farm_init found one).
+kernel_make() {
+	local src=$1
+	shift
+	make -C "$src" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }
 
 # --- bases -----------------------------------------------------------------
