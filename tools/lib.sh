@@ -247,7 +247,7 @@ check_stack() {
 
 stack_var() {
 	(
-		VERSION= DEPENDS= SUMMARY= UPSTREAM= UPSTREAM_PROBE= LATER= PENDING= KUNIT_SUITES= QEMU_NEEDS= BOOT_ARGS=
+		VERSION= DEPENDS= SUMMARY= UPSTREAM= UPSTREAM_PROBE= LATER= PENDING= KUNIT_SUITES= QEMU_NEEDS= BOOT_ARGS= TEST_MEM= UPSTREAM_TESTS= SUITES=
 		# shellcheck disable=SC1090
 		. "$REPO/$1/STACK"
 		eval "echo \"\$$2\""
@@ -289,6 +289,18 @@ stack_deps_first() {
 			stack_deps_first "$d"
 		done
 		echo "$s"
+	done
+}
+
+# Stacks whose feature BASE has upstream and whose tests run there anyway
+# (UPSTREAM_TESTS in STACK): the tests check behaviour, so they must pass
+# on upstream's own implementation too. Their Kconfig fragment goes into
+# every kernel of BASE, their guest tests into its cell and their
+# benchmarks into its runs; none of their patches are applied.
+upstream_test_stacks() {
+	local s
+	for s in $(all_stacks); do
+		case " $(stack_var "$s" UPSTREAM_TESTS) " in *" $1 "*) echo "$s" ;; esac
 	done
 }
 
