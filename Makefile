@@ -15,6 +15,8 @@
 #   make refresh BASE=6.1 [TO=...] [NO_TEST=1]   rewrite the patches for it
 #   make vanilla-check BASE=6.1 [STACK=] [TEST=name|boot|failed]
 #                            base or stack: a cell's failure on the vanilla kernel
+#   make suite BASE=6.1 STACK=io_uring-coalesce   the subsystem's own suite
+#                            (liburing) on the vanilla and patched debug kernels
 #   make setup               install Debian packages, extract the bases
 #   make clean               remove out/ (caches stay in ~/.cache/kstacks)
 
@@ -26,7 +28,7 @@ TO ?=
 
 sel = $(if $(STACK),--stack $(STACK)) $(if $(BASE),--base "$(BASE)")
 
-.PHONY: all run setup check check-unit bench series apply build shell drift refresh vanilla-check clean need-base
+.PHONY: all run setup check check-unit bench series suite apply build shell drift refresh vanilla-check clean need-base
 
 all: check
 
@@ -47,6 +49,12 @@ bench:
 
 series:
 	tools/series $(sel)
+
+suite: need-base
+	@test -n "$(STACK)" || { echo "make: STACK= is required"; exit 1; }
+	tools/suite --vanilla $(BASE) $(STACK)
+	tools/suite $(BASE) $(STACK)
+	tools/suite --compare $(BASE) $(STACK)
 
 need-base:
 	@test -n "$(BASE)" || { echo "make: BASE= is required (one of: $$(ls tools/bases | sed 's/\.conf//' | xargs))"; exit 1; }
