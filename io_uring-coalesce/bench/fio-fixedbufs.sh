@@ -14,9 +14,10 @@
 # MB = 10^6 bytes; sys_s is fio's own system CPU time (the submission side,
 # where registered buffers are imported and DMA-mapped), per GiB moved.
 # IOU_BENCH_DEV names another disk; IOU_BENCH_MB the amount moved per job
-# (default 512).  Exit 0 success, 1 error, 77 no disk or no fio.
+# (default 4096: fio's CPU time comes from clock ticks, and a few seconds
+# of I/O give it hundreds of them; 512 MiB gave about ten).  Exit 0 success, 1 error, 77 no disk or no fio.
 dev=${IOU_BENCH_DEV:-/dev/nvme0n1}
-mb=${IOU_BENCH_MB:-512}
+mb=${IOU_BENCH_MB:-4096}
 job=/usr/share/kstacks/io_uring-coalesce/fio-fixedbufs.fio
 [ -f "$job" ] || job=$(dirname "$0")/fio-fixedbufs.fio
 

@@ -1,27 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Description: io_uring fixed buffers over 2 MiB hugetlb pages.
+ * Description: io_uring fixed buffers over huge pages.
  *
- * 1. Time io_uring_register_buffers() and io_uring_unregister_buffers() of
- *    one 1 GiB buffer of hugetlb pages (512 pages; IOU_BENCH_MB sets the
- *    size), IOU_BENCH_ITERS times (default 5):
+ * 1. Registration: time io_uring_register_buffers() and
+ *    io_uring_unregister_buffers() of one buffer of SIZE MiB (512 and
+ *    1024; IOU_BENCH_SIZES), backed by 2 MiB hugetlb pages and by
+ *    transparent huge pages (IOU_BENCH_BACKINGS="hugetlb thp"),
+ *    IOU_BENCH_ITERS times each (default 3):
  *
- *	figure register_1024M_s SECONDS s lower
- *	figure unregister_1024M_s SECONDS s lower
+ *	figure register_hugetlb_1024M_s SECONDS s lower
+ *	figure unregister_hugetlb_1024M_s SECONDS s lower
+ *	figure register_thp_512M_s SECONDS s lower
+ *	...
  *
- *    (the average seconds per call; "1024M" follows IOU_BENCH_MB), and
+ *    (the average seconds per call), and for each backing at the largest
+ *    size
  *
- *	figure register_1024M_meta_KiB KIB KiB lower
+ *	figure register_hugetlb_1024M_meta_KiB KIB KiB lower
  *
  *    the memory the kernel holds for the registered buffer: the drop of
  *    MemFree in /proc/meminfo across the registration, the smallest of
  *    all iterations.  It is mostly the bvec array, 16 bytes per bvec:
  *    4096 KiB for one bvec per 4 KiB page of 1 GiB, 8 KiB for one per
- *    2 MiB folio (per-cpu page lists blur it by some pages).
+ *    2 MiB folio (per-cpu page lists blur it by some pages).  THP figures
+ *    are left out, with a "# " line saying so, when the kernel does not
+ *    back the buffer with THPs.
  *
  * 2. 8 MiB O_DIRECT READ_FIXED reads from /dev/nvme0n1 into one registered
  *    buffer of 4 hugetlb pages, queue depth 4 (all four reads target the
- *    same buffer), IOU_BENCH_READ_MB in total (default 1024, 0 skips this
+ *    same buffer), IOU_BENCH_READ_MB in total (default 8192, 0 skips this
  *    part and the need for the disk):
  *
  *	figure read_fixed_MBps RATE MB/s higher
@@ -30,8 +37,10 @@
  *
  *    MB = 10^6 bytes.  sys_s is getrusage(RUSAGE_SELF) ru_stime of this
  *    process; cpu_s is system + irq + softirq of all CPUs from the "cpu"
- *    line of /proc/stat (whole guest, clock tick resolution), since the
- *    completion work may be accounted to interrupts rather than the task.
+ *    line of /proc/stat (whole guest), since the completion work may be
+ *    accounted to interrupts rather than the task.  Both come from clock
+ *    ticks: the run is long enough (8 GiB, a few seconds) for hundreds of
+ *    them.
  *
  * IOU_BENCH_DEV names another disk or a preallocated file, to try the
  * program outside the guest.
@@ -191,6 +200,59 @@ static char *huge_alloc(size_t size)
 	return p;
 }
 
+/* "AnonHugePages:" of /proc/meminfo in KiB, -1 if there is none. */
+static long anon_huge_kib(void)
+{
+	char line[128];
+	long kib = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/*
+ * @size bytes of anonymous memory at a 2 MiB aligned address, asked to be
+ * THPs (MADV_HUGEPAGE) and faulted in; *@map and *@map_len get the whole
+ * mapping, for munmap().  NULL when the kernel gave fewer THPs than that.
+ */
+static char *thp_alloc(size_t size, char **map, size_t *map_len)
+{
+	long before = anon_huge_kib(), after;
+	char *r, *p;
+	size_t i;
+
+	*map_len = size + HPAGE;
+	r = mmap(NULL, *map_len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		die(T_EXIT_FAIL, "mmap of %zu bytes: %s", size,
+		    strerror(errno));
+	*map = r;
+	p = (char *)(((uintptr_t)r + HPAGE - 1) & ~(HPAGE - 1));
+	if (before < 0 || madvise(p, size, MADV_HUGEPAGE)) {
+		printf("# no THP: %s\n", before < 0 ?
+		       "no AnonHugePages in /proc/meminfo" : strerror(errno));
+		munmap(r, *map_len);
+		return NULL;
+	}
+	for (i = 0; i < size; i += 4096)
+		p[i] = 1;
+	after = anon_huge_kib();
+	if (after - before < (long)(size >> 10)) {
+		printf("# only %ld of %zu KiB in THPs: THP figures left out\n",
+		       after - before, size >> 10);
+		munmap(r, *map_len);
+		return NULL;
+	}
+	return p;
+}
+
 /* MemFree of /proc/meminfo in KiB, -1 if it cannot be read. */
 static long mem_free_kib(void)
 {
@@ -207,11 +269,11 @@ static long mem_free_kib(void)
 	return kib;
 }
 
-static void bench_register(struct io_uring *ring, size_t size, int iters)
+static void bench_register(struct io_uring *ring, const char *backing,
+			   char *p, size_t size, int iters, int meta_figure)
 {
 	struct iovec iov;
 	double treg = 0, tunreg = 0, t0, t1, t2;
-	char *p = huge_alloc(size);
 	long meta = -1, free0, free1;
 	int i, ret;
 
@@ -234,19 +296,18 @@ static void bench_register(struct io_uring *ring, size_t size, int iters)
 		if (ret)
 			die(T_EXIT_FAIL, "io_uring_unregister_buffers: %s",
 			    strerror(-ret));
-		printf("# iteration %d: register %.6f s unregister %.6f s\n",
-		       i + 1, t1 - t0, t2 - t1);
+		printf("# %s %zu MiB, iteration %d: register %.6f s unregister %.6f s\n",
+		       backing, size / MIB, i + 1, t1 - t0, t2 - t1);
 		treg += t1 - t0;
 		tunreg += t2 - t1;
 	}
-	printf("figure register_%zuM_s %.9f s lower\n", size / MIB,
-	       treg / iters);
-	printf("figure unregister_%zuM_s %.9f s lower\n", size / MIB,
-	       tunreg / iters);
-	if (meta >= 0)
-		printf("figure register_%zuM_meta_KiB %ld KiB lower\n",
-		       size / MIB, meta);
-	munmap(p, size);
+	printf("figure register_%s_%zuM_s %.9f s lower\n", backing,
+	       size / MIB, treg / iters);
+	printf("figure unregister_%s_%zuM_s %.9f s lower\n", backing,
+	       size / MIB, tunreg / iters);
+	if (meta_figure && meta >= 0)
+		printf("figure register_%s_%zuM_meta_KiB %ld KiB lower\n",
+		       backing, size / MIB, meta);
 }
 
 /* system + irq + softirq ticks of all CPUs, from /proc/stat. */
@@ -367,17 +428,32 @@ int main(void)
 {
 	struct io_uring ring;
 	unsigned long long devsize = 0;
-	size_t size, read_total;
+	size_t sizes[8], max_size = 0, read_total;
 	const char *dev = getenv("IOU_BENCH_DEV");
-	long mb, read_mb, nr;
-	int iters, ret, fd = -1;
+	const char *env_sizes = getenv("IOU_BENCH_SIZES");
+	const char *backings = getenv("IOU_BENCH_BACKINGS");
+	long read_mb, nr;
+	int nsizes = 0, iters, ret, fd = -1, i;
+	char list[128], *tok, *save;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	mb = env_long("IOU_BENCH_MB", 1024, 2, 1024);
-	iters = env_long("IOU_BENCH_ITERS", 5, 1, 1000);
-	read_mb = env_long("IOU_BENCH_READ_MB", 1024, 0, 1L << 20);
-	size = ((size_t)mb * MIB + HPAGE - 1) & ~(HPAGE - 1);
+	iters = env_long("IOU_BENCH_ITERS", 3, 1, 1000);
+	read_mb = env_long("IOU_BENCH_READ_MB", 8192, 0, 1L << 20);
 	read_total = ((size_t)read_mb * MIB + READ_LEN - 1) & ~(READ_LEN - 1);
+	snprintf(list, sizeof(list), "%s", env_sizes ? env_sizes : "512 1024");
+	for (tok = strtok_r(list, " ,", &save); tok && nsizes < 8;
+	     tok = strtok_r(NULL, " ,", &save)) {
+		long mb = strtol(tok, NULL, 10);
+
+		if (mb < 2 || mb > 1024)
+			die(T_EXIT_FAIL, "IOU_BENCH_SIZES: %s: want 2..1024", tok);
+		sizes[nsizes] = ((size_t)mb * MIB + HPAGE - 1) & ~(HPAGE - 1);
+		if (sizes[nsizes] > max_size)
+			max_size = sizes[nsizes];
+		nsizes++;
+	}
+	if (!backings)
+		backings = "hugetlb thp";
 
 	/* check the disk first, so that a guest without it skips at once */
 	if (read_total) {
@@ -413,21 +489,43 @@ int main(void)
 	if (ret)
 		die(T_EXIT_FAIL, "io_uring_queue_init: %s", strerror(-ret));
 
-	nr = size / HPAGE;
-	if (nr < READ_PAGES)
-		nr = READ_PAGES;
-	reserve_hugepages(nr);
-	printf("# %zu MiB hugetlb buffer, %d iterations; reads %zu MiB of "
-	       "%llu MiB of %s\n", size / MIB, iters, read_total / MIB,
-	       devsize / MIB, read_total ? dev : "(none)");
+	printf("# buffers of %s MiB (%s), %d iterations; reads %zu MiB of "
+	       "%llu MiB of %s\n", env_sizes ? env_sizes : "512 1024",
+	       backings, iters, read_total / MIB, devsize / MIB,
+	       read_total ? dev : "(none)");
 
-	bench_register(&ring, size, iters);
-	if (read_total)
+	if (strstr(backings, "hugetlb")) {
+		char *p;
+
+		nr = max_size / HPAGE;
+		if (nr < READ_PAGES)
+			nr = READ_PAGES;
+		reserve_hugepages(nr);
+		p = huge_alloc(max_size);
+		for (i = 0; i < nsizes; i++)
+			bench_register(&ring, "hugetlb", p, sizes[i], iters,
+				       sizes[i] == max_size);
+		munmap(p, max_size);
+		restore_hugepages();
+	}
+	if (strstr(backings, "thp")) {
+		size_t map_len;
+		char *map, *p = thp_alloc(max_size, &map, &map_len);
+
+		for (i = 0; p && i < nsizes; i++)
+			bench_register(&ring, "thp", p, sizes[i], iters,
+				       sizes[i] == max_size);
+		if (p)
+			munmap(map, map_len);
+	}
+	if (read_total) {
+		reserve_hugepages(READ_PAGES);
 		bench_read(&ring, fd, devsize, read_total);
+		restore_hugepages();
+	}
 
 	io_uring_queue_exit(&ring);
 	if (fd >= 0)
 		close(fd);
-	restore_hugepages();
 	return T_EXIT_PASS;
 }

@@ -128,6 +128,20 @@ static inline long hugepages_free(void)
 	return proc_value("/proc/meminfo", "HugePages_Free");
 }
 
+/* The number a sysfs or procfs file holds, or -1. */
+static inline long read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long val = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &val) != 1)
+		val = -1;
+	fclose(f);
+	return val;
+}
+
 static inline int write_long(const char *path, long val)
 {
 	FILE *f = fopen(path, "w");
@@ -550,6 +564,210 @@ static inline void verify_efault(struct io_uring *ring, int fd, int idx,
 	if (ret != -EFAULT)
 		t_fail("%s: READ_FIXED with buffer index %d of %d: %d, expected -EFAULT",
 		       what, nr_bufs, nr_bufs, ret);
+}
+
+/* /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h) */
+#define KPF_COMPOUND_HEAD_BIT	15
+#define KPF_COMPOUND_TAIL_BIT	16
+#define KPF_HUGE_BIT		17
+#define KPF_THP_BIT		22
+
+/*
+ * The /proc/kpageflags word of the page mapped at @addr, which must be
+ * present.  Skips when the kernel does not show page frames (no
+ * CONFIG_PROC_PAGE_MONITOR, or not allowed to read them).
+ */
+static inline uint64_t page_flags(const void *addr)
+{
+	uint64_t ent, flags;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		t_skip("/proc/self/pagemap: %s", strerror(errno));
+	if (pread(fd, &ent, 8, (uintptr_t)addr / SMALL_PAGE * 8) != 8)
+		t_fail("pagemap read: %s", strerror(errno));
+	close(fd);
+	if (!(ent >> 63))
+		t_fail("page at %p is not present", addr);
+	if (!(ent & ((1ULL << 55) - 1)))
+		t_skip("pagemap shows no page frame numbers");
+	fd = open("/proc/kpageflags", O_RDONLY);
+	if (fd < 0)
+		t_skip("/proc/kpageflags: %s", strerror(errno));
+	if (pread(fd, &flags, 8, (ent & ((1ULL << 55) - 1)) * 8) != 8)
+		t_fail("kpageflags read: %s", strerror(errno));
+	close(fd);
+	return flags;
+}
+
+/* Number of the small pages in [@addr, @addr + @len) that are in a THP. */
+static inline size_t thp_pages(const uint8_t *addr, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i += SMALL_PAGE)
+		n += (page_flags(addr + i) >> KPF_THP_BIT) & 1;
+	return n;
+}
+
+/* "AnonHugePages:" of the mapping that holds @addr, in kB, or -1. */
+static inline long smaps_anon_huge_kb(const void *addr)
+{
+	char line[256];
+	unsigned long lo, hi;
+	int in = 0;
+	long val = -1;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+			continue;
+		}
+		if (in && !strncmp(line, "AnonHugePages:", 14)) {
+			val = strtol(line + 14, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
+/*
+ * A regular file of @len bytes on the guest's tmpfs, for buffered I/O,
+ * which takes any offset and length.
+ */
+static inline int tmpfile_open(size_t len)
+{
+	char path[] = "/tmp/iou-coalesce-XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		t_fail("mkstemp: %s", strerror(errno));
+	unlink(path);
+	if (ftruncate(fd, len))
+		t_fail("ftruncate: %s", strerror(errno));
+	return fd;
+}
+
+/*
+ * Buffered I/O at offsets and lengths that are not multiples of 512:
+ * around every folio boundary of @buf (at @first bytes into it and every
+ * @seg bytes from there), around small page boundaries and at odd places.  Each READ_FIXED reads pattern bytes from
+ * the file into the buffer and must change exactly those bytes; each
+ * WRITE_FIXED writes pattern bytes from the buffer into the file, which
+ * pread() then checks.  @fd is a regular file of at least @len bytes.
+ */
+static inline void verify_buffered(struct io_uring *ring, int fd, int idx,
+				   uint8_t *buf, size_t len, size_t first,
+				   size_t seg, uint32_t seed, const char *what)
+{
+	static const long odd[] = { 1, 3, 511, 513, 4095, 4097, 12345 };
+	size_t b, off, l;
+	uint8_t *want, *got;
+	char msg[160];
+	long spans[256][2];
+	int n = 0, i, j, ret;
+
+	want = malloc(len);
+	got = malloc(len);
+	if (!want || !got)
+		t_fail("%s: out of memory", what);
+	pattern_fill(want, len, seed);
+	if (pwrite(fd, want, len, 0) != (ssize_t)len)
+		t_fail("%s: pwrite: %s", what, strerror(errno));
+
+	spans[n][0] = 1; spans[n++][1] = (long)len - 2;
+	spans[n][0] = 0; spans[n++][1] = (long)len;
+	spans[n][0] = (long)len - 7; spans[n++][1] = 7;
+	for (b = first; b < len && n < 200; b += seg) {
+		for (j = 0; j < 7 && n < 200; j++) {
+			spans[n][0] = (long)b - odd[j];
+			spans[n++][1] = 2 * odd[j];
+			spans[n][0] = (long)b - odd[j] + 1;
+			spans[n++][1] = odd[(j + 3) % 7];
+		}
+		spans[n][0] = (long)b - (long)seg / 2 - 1;
+		spans[n++][1] = (long)seg + 3;
+	}
+	b = SMALL_PAGE - (uintptr_t)buf % SMALL_PAGE;
+	for (j = 0; j < 4 && b < len; j++, b += SMALL_PAGE) {
+		spans[n][0] = (long)b - 3;
+		spans[n++][1] = 5;
+	}
+	for (i = 0; i < n; i++) {
+		long o = spans[i][0], ll = spans[i][1];
+		size_t lo, hi;
+
+		if (o < 0 || ll <= 0 || (size_t)(o + ll) > len)
+			continue;
+		off = o;
+		l = ll;
+		lo = off > MARGIN ? off - MARGIN : 0;
+		hi = len - (off + l) > MARGIN ? off + l + MARGIN : len;
+
+		snprintf(msg, sizeof(msg), "%s: buffered READ_FIXED off %zu len %zu",
+			 what, off, l);
+		memset(buf + lo, CANARY, hi - lo);
+		ret = fixed_rw(ring, 0, fd, buf + off, l, off, idx);
+		if (ret != (int)l)
+			t_fail("%s: %d", msg, ret);
+		compare(buf + off, want + off, l, msg, off);
+		for (b = lo; b < hi; b++)
+			if ((b < off || b >= off + l) && buf[b] != CANARY)
+				t_fail("%s: byte %zu outside the read changed",
+				       msg, b);
+
+		snprintf(msg, sizeof(msg), "%s: buffered WRITE_FIXED off %zu len %zu",
+			 what, off, l);
+		pattern_fill(buf + off, l, seed + 1 + i);
+		ret = fixed_rw(ring, 1, fd, buf + off, l, off, idx);
+		if (ret != (int)l)
+			t_fail("%s: %d", msg, ret);
+		memcpy(want + off, buf + off, l);
+		if (pread(fd, got + lo, hi - lo, lo) != (ssize_t)(hi - lo))
+			t_fail("%s: pread: %s", msg, strerror(errno));
+		compare(got + lo, want + lo, hi - lo, msg, lo);
+	}
+	free(want);
+	free(got);
+}
+
+/*
+ * Pages pinned with FOLL_PIN in the whole system: nr_foll_pin_acquired
+ * minus nr_foll_pin_released of /proc/vmstat, after vm.stat_refresh has
+ * folded the per-cpu counts in.
+ */
+static inline long foll_pins(void)
+{
+	long acq, rel;
+
+	write_long("/proc/sys/vm/stat_refresh", 1);
+	acq = proc_value("/proc/vmstat", "nr_foll_pin_acquired");
+	rel = proc_value("/proc/vmstat", "nr_foll_pin_released");
+	if (acq < 0 || rel < 0) {
+		/* /proc/vmstat has "name value" lines, without a colon */
+		FILE *f = fopen("/proc/vmstat", "r");
+		char name[64];
+		long v;
+
+		if (!f)
+			t_fail("/proc/vmstat: %s", strerror(errno));
+		while (fscanf(f, "%63s %ld", name, &v) == 2) {
+			if (!strcmp(name, "nr_foll_pin_acquired"))
+				acq = v;
+			else if (!strcmp(name, "nr_foll_pin_released"))
+				rel = v;
+		}
+		fclose(f);
+	}
+	if (acq < 0 || rel < 0)
+		t_skip("no FOLL_PIN counters in /proc/vmstat");
+	return acq - rel;
 }
 
 /* Drop CAP_IPC_LOCK so that io_uring charges RLIMIT_MEMLOCK. */
