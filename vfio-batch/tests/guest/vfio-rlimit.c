@@ -7,58 +7,7 @@
  * for 4 KiB pages, THP and hugetlbfs, where the page that crosses the
  * limit sits inside a huge page; a failed map leaves locked_vm as it was.
  */
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <linux/capability.h>
 #include "vfio_helpers.h"
-
-static int drop_cap_ipc_lock(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-	char line[256];
-	FILE *f;
-	int ok = 0;
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	data[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
-	data[CAP_IPC_LOCK / 32].permitted &= ~(1U << (CAP_IPC_LOCK % 32));
-	data[CAP_IPC_LOCK / 32].inheritable &= ~(1U << (CAP_IPC_LOCK % 32));
-	if (syscall(SYS_capset, &hdr, data))
-		return -1;
-	prctl(PR_CAPBSET_DROP, CAP_IPC_LOCK, 0, 0, 0);
-
-	/* Make sure it is gone from the effective set. */
-	f = fopen("/proc/self/status", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "CapEff:", 7)) {
-			unsigned long long eff = strtoull(line + 7, NULL, 16);
-
-			ok = !(eff & (1ULL << CAP_IPC_LOCK));
-			break;
-		}
-	}
-	fclose(f);
-	return ok ? 0 : -1;
-}
-
-static int set_memlock(unsigned long bytes)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_MEMLOCK, &rl))
-		return -1;
-	if (rl.rlim_max != RLIM_INFINITY && bytes > rl.rlim_max)
-		return -1;
-	rl.rlim_cur = bytes;
-	return setrlimit(RLIMIT_MEMLOCK, &rl);
-}
 
 /*
  * With @locked bytes locked already, map @size bytes at @p: with the
@@ -73,7 +22,7 @@ static void limit_case(struct vt_ctx *ctx, const char *what, uint64_t iova,
 	uint64_t done;
 	int ret;
 
-	if (set_memlock(l0 + size - PG)) {
+	if (vt_set_memlock(l0 + size - PG)) {
 		vt_fail("%s: setrlimit", what);
 		return;
 	}
@@ -90,7 +39,7 @@ static void limit_case(struct vt_ctx *ctx, const char *what, uint64_t iova,
 	CHECK(!ret && done == 0, "%s: failed map left a mapping (%d, %llu)",
 	      what, ret, (unsigned long long)done);
 
-	if (set_memlock(l0 + size)) {
+	if (vt_set_memlock(l0 + size)) {
 		vt_fail("%s: setrlimit", what);
 		return;
 	}
@@ -104,7 +53,7 @@ static void limit_case(struct vt_ctx *ctx, const char *what, uint64_t iova,
 		CHECK(!ret && done == size, "%s: unmap: %d", what, ret);
 		CHECK(vt_locked_bytes() == l0, "%s: locked_vm not back", what);
 	}
-	set_memlock(RLIM_INFINITY);
+	vt_set_memlock(RLIM_INFINITY);
 }
 
 int main(void)
@@ -127,7 +76,7 @@ int main(void)
 		vt_teardown(&ctx);
 		return T_EXIT_FAIL;
 	}
-	if (drop_cap_ipc_lock()) {
+	if (vt_drop_cap_ipc_lock()) {
 		vt_fail("cannot drop CAP_IPC_LOCK");
 		vt_teardown(&ctx);
 		return T_EXIT_FAIL;
@@ -142,10 +91,10 @@ int main(void)
 	}
 
 	/* A limit of 0 refuses even one page. */
-	set_memlock(l0);
+	vt_set_memlock(l0);
 	ret = vt_map(&ctx, IOVA_BASE, a, PG);
 	CHECK(ret == -ENOMEM, "one page over a full limit: %d", ret);
-	set_memlock(RLIM_INFINITY);
+	vt_set_memlock(RLIM_INFINITY);
 
 	limit_case(&ctx, "anon-4k 1m", IOVA_BASE, a, 1 * MIB, 0);
 	limit_case(&ctx, "anon-4k 4k", IOVA_BASE, a, PG, 0);

@@ -20,6 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -594,6 +598,58 @@ static inline int vt_map_unmap_check(struct vt_ctx *ctx, const char *what,
 	CHECK(vt_pins_held() == pins, "%s: %ld pages pinned after unmap, %ld before",
 	      what, vt_pins_held(), pins);
 	return vt_failed ? -1 : 0;
+}
+
+/*
+ * Drop CAP_IPC_LOCK (effective, permitted, inheritable and bounding), so
+ * that type1 charges RLIMIT_MEMLOCK (dma->lock_cap).  0, or -1.
+ */
+static inline int vt_drop_cap_ipc_lock(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	char line[256];
+	FILE *f;
+	int ok = 0;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
+	data[CAP_IPC_LOCK / 32].permitted &= ~(1U << (CAP_IPC_LOCK % 32));
+	data[CAP_IPC_LOCK / 32].inheritable &= ~(1U << (CAP_IPC_LOCK % 32));
+	if (syscall(SYS_capset, &hdr, data))
+		return -1;
+	prctl(PR_CAPBSET_DROP, CAP_IPC_LOCK, 0, 0, 0);
+
+	/* Make sure it is gone from the effective set. */
+	f = fopen("/proc/self/status", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "CapEff:", 7)) {
+			unsigned long long eff = strtoull(line + 7, NULL, 16);
+
+			ok = !(eff & (1ULL << CAP_IPC_LOCK));
+			break;
+		}
+	}
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+/* Set the soft RLIMIT_MEMLOCK to @bytes.  0, or -1. */
+static inline int vt_set_memlock(unsigned long bytes)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl))
+		return -1;
+	if (rl.rlim_max != RLIM_INFINITY && bytes > rl.rlim_max)
+		return -1;
+	rl.rlim_cur = bytes;
+	return setrlimit(RLIMIT_MEMLOCK, &rl);
 }
 
 #endif /* VFIO_HELPERS_H */

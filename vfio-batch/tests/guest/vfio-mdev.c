@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Description: external pins (vfio_pin_pages(), from the kstacks_mdev test
+ * device) inside the runs type1 pins and unpins.
+ *
+ * - Pins in a mapping of an IOMMU-backed container, for THP, hugetlbfs and
+ *   4 KiB pages: a few pages, pages across a huge page boundary, a whole
+ *   huge page, and a pin at an iova that is not page aligned.  Each pin
+ *   resolves to the page the process has at that address (pagemap), adds
+ *   nothing to locked_vm (the container pinned and charged the pages
+ *   already), and UNMAP_DMA drops them through the device's dma_unmap
+ *   callback; locked_vm and the system's FOLL_PIN count are back after.
+ * - vfio_iommu_replay(): the mdev's group alone in a container (no IOMMU
+ *   domain: MAP_DMA pins nothing, the mdev's pins are charged), then the
+ *   edu device's group joins and the mapping is pinned and mapped as a
+ *   whole, charging only the pages not pinned yet; the device reads the
+ *   memory through its iovas (edu DMA); everything is back after unmap.
+ * - RLIMIT_MEMLOCK at the boundary with external pins inside the run the
+ *   replay pins: with the limit one page short the group cannot join and
+ *   the replay unwinds to the state before; with the exact limit it joins.
+ */
+#include "vfio_edu.h"
+#include "vfio_mdev.h"
+
+#define SIZE	(8 * MIB)
+
+static struct vt_mdev mdev;
+
+struct xpin {
+	uint64_t off;
+	unsigned int npage;
+};
+
+static const struct xpin xpins[] = {
+	{ 3 * PG, 5 },
+	{ HPAGE - 2 * PG, 4 },
+	{ 2 * HPAGE, 512 },
+	{ SIZE - PG, 1 },
+};
+
+static void check_pfns(const char *what, char *p, uint64_t off,
+		       uint64_t pfn)
+{
+	uint64_t want = vt_pfn_of(p + (off & ~(PG - 1)));
+
+	CHECK(want && pfn == want,
+	      "%s: pin at +%#llx resolves to pfn %#llx, the process has %#llx",
+	      what, (unsigned long long)off, (unsigned long long)pfn,
+	      (unsigned long long)want);
+}
+
+static void test_pins(struct vt_ctx *ctx, enum vt_backing b)
+{
+	long l0 = vt_locked_bytes(), p0 = vt_pins_held(), l1, pins;
+	const char *what = vt_backing_name(b);
+	uint64_t done, pfn = 0;
+	unsigned int i, n = 0;
+	char *p;
+	int ret;
+
+	p = vt_alloc(b, SIZE);
+	if (!p) {
+		printf("# %s: no memory of that kind, skipped\n", what);
+		return;
+	}
+	ret = vt_map(ctx, IOVA_BASE, p, SIZE);
+	CHECK(!ret, "%s: map: %s", what, strerror(-ret));
+	if (ret)
+		return;
+	l1 = vt_locked_bytes();
+	pins = vt_pins_held();
+	for (i = 0; i < sizeof(xpins) / sizeof(xpins[0]); i++) {
+		ret = vt_mdev_pin(&mdev, IOVA_BASE + xpins[i].off,
+				  xpins[i].npage, &pfn);
+		CHECK(!ret, "%s: pin %u pages at +%#llx: %s", what,
+		      xpins[i].npage, (unsigned long long)xpins[i].off,
+		      strerror(-ret));
+		if (!ret) {
+			check_pfns(what, p, xpins[i].off, pfn);
+			n += xpins[i].npage;
+		}
+	}
+	/* a pin at an iova inside a page, not at its start */
+	ret = vt_mdev_pin(&mdev, IOVA_BASE + 7 * PG + 100, 2, &pfn);
+	printf("# %s: pin at an unaligned iova: %s\n", what,
+	       ret ? strerror(-ret) : "pinned");
+	if (!ret) {
+		check_pfns(what, p, 7 * PG + 100, pfn);
+		n += 2;
+	}
+	CHECK(vt_mdev_pinned(&mdev) == (long)n, "%s: device holds %ld pins, expected %u",
+	      what, vt_mdev_pinned(&mdev), n);
+	CHECK(vt_locked_bytes() == l1,
+	      "%s: external pins charged %ld bytes again", what,
+	      vt_locked_bytes() - l1);
+	CHECK(vt_pins_held() - pins == (long)n,
+	      "%s: FOLL_PIN count grew by %ld for %u external pins", what,
+	      vt_pins_held() - pins, n);
+
+	ret = vt_unmap(ctx, IOVA_BASE, SIZE, &done);
+	CHECK(!ret && done == SIZE, "%s: unmap: %d, %llu bytes", what, ret,
+	      (unsigned long long)done);
+	CHECK(vt_mdev_pinned(&mdev) == 0,
+	      "%s: the device holds %ld pins after UNMAP_DMA", what,
+	      vt_mdev_pinned(&mdev));
+	CHECK(vt_locked_bytes() == l0, "%s: locked_vm %ld after unmap, was %ld",
+	      what, vt_locked_bytes(), l0);
+	CHECK(vt_pins_held() == p0, "%s: %ld pages pinned after unmap, %ld before",
+	      what, vt_pins_held(), p0);
+	munmap(p, SIZE);
+}
+
+/*
+ * A container with only the mdev's group (type1v2, no IOMMU domain) and
+ * SIZE bytes of THP mapped at DMA_IOVA, with the xpins pinned by the mdev.
+ */
+static int mdev_only(int *container, char **mem)
+{
+	uint64_t pfn;
+	unsigned int i;
+	int c, ret;
+
+	c = open("/dev/vfio/vfio", O_RDWR);
+	if (c < 0)
+		return -errno;
+	ret = vt_mdev_attach(&mdev, c, 0);
+	if (!ret && ioctl(c, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU))
+		ret = -errno;
+	if (!ret)
+		ret = vt_mdev_open(&mdev);
+	if (ret) {
+		close(c);
+		return ret;
+	}
+	*mem = vt_alloc(VT_ANON_THP, SIZE);
+	if (!*mem)
+		return -ENOMEM;
+	{
+		struct vt_ctx t = { .container = c };
+
+		ret = vt_map(&t, DMA_IOVA, *mem, SIZE);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < sizeof(xpins) / sizeof(xpins[0]); i++) {
+		ret = vt_mdev_pin(&mdev, DMA_IOVA + xpins[i].off,
+				  xpins[i].npage, &pfn);
+		if (ret)
+			return ret;
+	}
+	*container = c;
+	return 0;
+}
+
+static long xpinned(void)
+{
+	long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(xpins) / sizeof(xpins[0]); i++)
+		n += xpins[i].npage;
+	return n;
+}
+
+static void test_replay(struct vt_ctx *ctx)
+{
+	long l0 = vt_locked_bytes(), p0 = vt_pins_held(), x = xpinned();
+	size_t offs[] = { 0, 3 * PG, HPAGE - PG, HPAGE, 2 * HPAGE + PG,
+			  SIZE - PG };
+	struct vt_ctx t;
+	char *mem, *scratch;
+	uint64_t done;
+	size_t i;
+	int c, ret;
+
+	ret = mdev_only(&c, &mem);
+	CHECK(!ret, "replay: mdev-only container: %s", strerror(-ret));
+	if (ret)
+		return;
+	CHECK(vt_locked_bytes() - l0 == x * (long)PG,
+	      "replay: no IOMMU domain yet: locked_vm grew by %ld, expected the %ld externally pinned pages",
+	      vt_locked_bytes() - l0, x * (long)PG);
+	CHECK(vt_pins_held() - p0 == x,
+	      "replay: %ld pages pinned before the join, expected %ld",
+	      vt_pins_held() - p0, x);
+
+	/* the edu group joins: type1 replays the mapping into its domain */
+	ret = ioctl(ctx->group, VFIO_GROUP_SET_CONTAINER, &c) ? -errno : 0;
+	CHECK(!ret, "replay: edu group joining: %s", strerror(-ret));
+	if (ret)
+		return;
+	CHECK(vt_locked_bytes() - l0 == (long)SIZE,
+	      "replay: locked_vm grew by %ld for a %lu byte mapping",
+	      vt_locked_bytes() - l0, SIZE);
+	CHECK(vt_pins_held() - p0 == (long)(SIZE / PG) + x,
+	      "replay: %ld pages pinned, expected %lu + %ld external",
+	      vt_pins_held() - p0, SIZE / PG, x);
+
+	/* use it: the device reads the memory through the iovas */
+	t = *ctx;
+	t.container = c;
+	t.device = ioctl(ctx->group, VFIO_GROUP_GET_DEVICE_FD, ctx->bdf);
+	CHECK(t.device >= 0, "replay: edu device: %s", strerror(errno));
+	scratch = vt_alloc(VT_ANON_4K, PG);
+	if (t.device >= 0 && scratch && !map_bar(&t, NULL) &&
+	    !enable_bus_master(&t) && !vt_map(&t, SCRATCH_IOVA, scratch, PG)) {
+		for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+			dma_check_page("replay", DMA_IOVA, mem, offs[i], scratch);
+		vt_unmap(&t, SCRATCH_IOVA, PG, NULL);
+		munmap((void *)bar, bar_size);
+	} else {
+		vt_fail("replay: cannot set up edu DMA");
+	}
+	if (t.device >= 0)
+		close(t.device);
+
+	ret = vt_unmap(&t, DMA_IOVA, SIZE, &done);
+	CHECK(!ret && done == SIZE, "replay: unmap: %d", ret);
+	CHECK(vt_mdev_pinned(&mdev) == 0, "replay: the device holds %ld pins",
+	      vt_mdev_pinned(&mdev));
+	CHECK(vt_locked_bytes() == l0, "replay: locked_vm %ld after unmap, was %ld",
+	      vt_locked_bytes(), l0);
+	CHECK(vt_pins_held() == p0, "replay: %ld pages pinned after unmap, %ld before",
+	      vt_pins_held(), p0);
+	ioctl(ctx->group, VFIO_GROUP_UNSET_CONTAINER);
+	vt_mdev_detach(&mdev);
+	close(c);
+	munmap(mem, SIZE);
+	munmap(scratch, PG);
+}
+
+static void test_replay_limit(struct vt_ctx *ctx)
+{
+	long l0 = vt_locked_bytes(), p0 = vt_pins_held(), x = xpinned();
+	int c, ret, exact;
+	char *mem;
+
+	for (exact = 0; exact < 2; exact++) {
+		const char *what = exact ? "replay at the exact limit" :
+					   "replay one page over the limit";
+		long before;
+
+		ret = mdev_only(&c, &mem);
+		CHECK(!ret, "%s: mdev-only container: %s", what, strerror(-ret));
+		if (ret)
+			return;
+		before = vt_locked_bytes();
+		/* the mapping's pages not pinned by the mdev, one short */
+		CHECK(!vt_set_memlock(before + SIZE - x * PG - (exact ? 0 : PG)),
+		      "%s: setrlimit", what);
+		ret = ioctl(ctx->group, VFIO_GROUP_SET_CONTAINER, &c) ? -errno : 0;
+		vt_set_memlock(RLIM_INFINITY);
+		if (exact) {
+			CHECK(!ret, "%s: the group did not join: %s", what,
+			      strerror(-ret));
+			CHECK(vt_locked_bytes() - l0 == (long)SIZE,
+			      "%s: locked_vm grew by %ld", what,
+			      vt_locked_bytes() - l0);
+		} else {
+			CHECK(ret == -ENOMEM, "%s: join returned %s, expected ENOMEM",
+			      what, strerror(-ret));
+			CHECK(vt_locked_bytes() == before,
+			      "%s: failed replay left locked_vm at %ld, was %ld",
+			      what, vt_locked_bytes(), before);
+			CHECK(vt_pins_held() - p0 == x,
+			      "%s: failed replay left %ld pages pinned, expected the %ld external ones",
+			      what, vt_pins_held() - p0, x);
+		}
+		{
+			struct vt_ctx t = { .container = c };
+
+			vt_unmap(&t, DMA_IOVA, SIZE, NULL);
+		}
+		if (!ret)
+			ioctl(ctx->group, VFIO_GROUP_UNSET_CONTAINER);
+		vt_mdev_detach(&mdev);
+		close(c);
+		munmap(mem, SIZE);
+		CHECK(vt_locked_bytes() == l0, "%s: locked_vm %ld at the end, was %ld",
+		      what, vt_locked_bytes(), l0);
+		CHECK(vt_pins_held() == p0, "%s: %ld pages pinned at the end, %ld before",
+		      what, vt_pins_held(), p0);
+	}
+}
+
+int main(void)
+{
+	struct vt_ctx ctx;
+	int ret;
+
+	ret = vt_setup(&ctx);
+	if (ret != T_EXIT_PASS)
+		return ret;
+	ret = vt_mdev_create(&mdev);
+	if (ret != T_EXIT_PASS) {
+		vt_teardown(&ctx);
+		return ret;
+	}
+	ret = vt_mdev_attach(&mdev, ctx.container, 1);
+	if (ret) {
+		vt_fail("mdev group joining the edu container: %s", strerror(-ret));
+		vt_teardown(&ctx);
+		return T_EXIT_FAIL;
+	}
+	test_pins(&ctx, VT_ANON_THP);
+	test_pins(&ctx, VT_ANON_4K);
+	{
+		long old = vt_reserve_hugepages(SIZE / HPAGE);
+
+		if (old >= 0) {
+			test_pins(&ctx, VT_HUGETLB);
+			vt_restore_hugepages(old);
+		}
+	}
+	vt_mdev_detach(&mdev);
+
+	/* the edu group leaves its container; the tests below make their own */
+	ioctl(ctx.group, VFIO_GROUP_UNSET_CONTAINER);
+	close(ctx.container);
+	ctx.container = -1;
+	test_replay(&ctx);
+	if (vt_drop_cap_ipc_lock()) {
+		vt_fail("cannot drop CAP_IPC_LOCK");
+	} else {
+		test_replay_limit(&ctx);
+	}
+	close(mdev.group);
+	return vt_finish(&ctx, "vfio-mdev");
+}
