@@ -330,6 +330,82 @@ stack_patches() {
 	done
 }
 
+# --- provenance of stored patches -------------------------------------------
+# Every stored patch says where it stands upstream, in the header lines a
+# distribution maintainer knows from SUSE's kernel trees, right after its
+# Subject: line (quilt, patch and git am pass over them; a long line may go
+# on in lines that start with a blank):
+#   Patch-mainline: Never, <reason>      upstream has it, differently
+#   Patch-mainline: Not yet, <reason>    upstream does not have it
+#   References: <id> ("<subject>", <release>)[; ...]
+# References: names the upstream commits that implement the same behaviour,
+# or that the patch fixes or mirrors (12-character ids).
+
+# patch_header_field FILE NAME: the value of header line NAME of a stored
+# patch (the lines before the first empty one), continuation lines joined.
+patch_header_field() {
+	awk -v want="$2" '
+		NF == 0 { exit }
+		/^[ \t]/ { if (on) { v = $0; sub(/^[ \t]+/, "", v); val = val " " v }; next }
+		{ on = 0 }
+		index($0, want ":") == 1 { on = 1; val = substr($0, length(want) + 2); sub(/^[ \t]+/, "", val) }
+		END { if (val != "") print val }' "$1"
+}
+
+# patch_refs FILE: the upstream ids its References: line names, one a line.
+patch_refs() {
+	patch_header_field "$1" References | grep -oE '(^|; )[0-9a-f]{12} \(' | grep -oE '[0-9a-f]{12}'
+	return 0
+}
+
+# patch_sum FILE: sha1 of a stored patch without its provenance lines. They
+# do not reach the mail (git am drops them), so adding or rewording them
+# does not make a new version of a series; everything else does.
+patch_sum() {
+	awk 'body { print; next }
+		NF == 0 { body = 1; print; next }
+		/^(Patch-mainline|References):/ { skip = 1; next }
+		/^[ \t]/ && skip { next }
+		{ skip = 0; print }' "$1" | sha1sum | cut -d' ' -f1
+}
+
+# stack_source STACK BASE: what a series records as the patches it was made
+# from (series/STACK/BASE/vN/.source), one "SUM  PATH" line per patch.
+stack_source() {
+	local p
+	for p in $(stack_patches "$1" "$2"); do
+		printf '%s  %s\n' "$(patch_sum "$p")" "${p#"$REPO"/}"
+	done
+}
+
+# One reference: an id, then the subject in double quotes (which may hold
+# quotes itself) and the release, in brackets.
+PROVENANCE_REF_RE='[0-9a-f]{12} \("(?:[^"]|"(?![,)]))+", [^;()"]+\)'
+
+# provenance_problems FILE: what is wrong with the provenance lines of a
+# stored patch; nothing for a good one.
+provenance_problems() {
+	local p=$1 pm refs why=
+	pm=$(patch_header_field "$p" Patch-mainline)
+	refs=$(patch_header_field "$p" References)
+	if [ -z "$pm" ]; then
+		why="no Patch-mainline: line after the Subject: (Never, <reason> or Not yet, <reason>)"
+	elif ! [[ $pm =~ ^(Never|Not\ yet),\ [^\ ] ]]; then
+		why="Patch-mainline: is neither 'Never, <reason>' nor 'Not yet, <reason>': $pm"
+	elif ! awk '/^Subject:/ { getline; exit !/^Patch-mainline:/ }' "$p"; then
+		why="Patch-mainline: does not follow the Subject: line"
+	fi
+	if [ -z "$refs" ]; then
+		case $pm in
+		"Not yet, "*) ;;
+		*) why="${why:+$why; }no References: line naming the upstream commits (<id> (\"<subject>\", <release>))" ;;
+		esac
+	elif ! printf '%s\n' "$refs" | grep -qP "^$PROVENANCE_REF_RE(; $PROVENANCE_REF_RE)*\$"; then
+		why="${why:+$why; }References: is not '<12-char id> (\"<subject>\", <release>)[; ...]': $refs"
+	fi
+	echo "$why"
+}
+
 # Name used for build trees: the stacks applied, or "base".
 stackset_name() {
 	if [ $# -eq 0 ]; then
