@@ -406,6 +406,44 @@ provenance_problems() {
 	echo "$why"
 }
 
+# --- upstream commits of a stack -------------------------------------------------
+# STACK/upstream.tsv: the upstream commits that implement what the stack
+# carries ("equivalent") and upstream's post-merge fixes to that feature
+# ("fix"), one a line, tab separated, after comment lines starting with #:
+#   kind  id  release  subject  author  bug-class  affected-here  test
+
+# upstream_tsv_problems FILE: what is wrong with such a table, one problem a
+# line; nothing for a good one.
+upstream_tsv_problems() {
+	local f=$1
+	if [ ! -f "$f" ]; then
+		echo "missing: each stack keeps its table of upstream commits there"
+		return 0
+	fi
+	head -n1 "$f" | grep -q '^#' || echo "line 1: not a comment header (# kind, id, release, ...)"
+	awk -F'\t' '
+		/^#/ || /^$/ { next }
+		{
+			w = "line " NR ": "
+			if (NF != 8) { print w NF " fields, not 8 (kind, id, release, subject, author, bug class, affected here, test)"; next }
+			for (i = 1; i <= 8; i++) if ($i == "") { print w "field " i " is empty"; next }
+			if ($1 != "equivalent" && $1 != "fix") print w "kind " $1 " is neither equivalent nor fix"
+			if ($2 != "-" && !(length($2) == 12 && $2 ~ /^[0-9a-f]+$/)) print w "id " $2 " is not 12 hex digits (nor - for no mainline commit)"
+			if ($2 == "-" && $1 != "fix") print w "an equivalent needs its id"
+			if ($2 != "-" && seen[$2]++) print w "id " $2 " is listed twice"
+			if ($5 !~ /<[^<>@ ]+@[^<> ]+>/ && $5 !~ /address not found/ && $5 != "-") print w "author is neither Name <e-mail> nor Name (address not found)"
+			if ($7 !~ /^(yes|no|n\.a\.)[:,]/ && $7 !~ /^(yes|no|n\.a\.)$/) print w "affected here starts with neither yes, no nor n.a."
+			if ($1 == "fix" && $7 ~ /^yes/ && $7 !~ /handled|open/) print w "an affecting fix must say whether it is handled or open"
+			if ($8 !~ /^(kunit [A-Za-z0-9_]+\.[A-Za-z0-9_]+|guest [A-Za-z0-9_.-]+)/ && $8 !~ /^- \(.+\)$/) print w "test is neither kunit SUITE.CASE, guest NAME nor - (why)"
+		}' "$f"
+}
+
+# upstream_rows STACK KIND: the rows of STACK/upstream.tsv of that kind.
+upstream_rows() {
+	awk -F'\t' -v k="$2" '!/^#/ && $1 == k' "$REPO/$1/upstream.tsv" 2>/dev/null
+	return 0
+}
+
 # Name used for build trees: the stacks applied, or "base".
 stackset_name() {
 	if [ $# -eq 0 ]; then
