@@ -444,6 +444,15 @@ upstream_rows() {
 	return 0
 }
 
+# upstream_fix_counts STACK: "N A H" - the upstream fixes STACK/upstream.tsv
+# lists, how many of them affect the stack, and how many of those it handles.
+upstream_fix_counts() {
+	upstream_rows "$1" fix | awk -F'\t' '
+		{ n++ }
+		$7 ~ /^yes/ { a++; if ($7 !~ /open/) h++ }
+		END { printf "%d %d %d\n", n, a, h }'
+}
+
 # Name used for build trees: the stacks applied, or "base".
 stackset_name() {
 	if [ $# -eq 0 ]; then
