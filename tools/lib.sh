@@ -475,9 +475,6 @@ lock_base() {
 	export KSTACKS_LOCKED=$1
 }
 
-# patch_problems FILE: what is wrong with a patch or mail: From: and
-# Signed-off-by: must be the project identity, and checkpatch.pl --strict of
-# the newest base must be clean. Prints nothing for a good patch.
 # checkpatch ARGS...: the newest base's checkpatch.pl --strict, terse, first
 # three findings (no output when clean). "-" reads a patch on stdin and
 # checks it as a patch; a path of a file that git tracks, patch or not, is
@@ -488,15 +485,51 @@ checkpatch() {
 	newest=$(all_bases | tail -n1)
 	ensure_base "$newest" >&2
 	perl "$(base_src "$newest")/scripts/checkpatch.pl" --strict --no-tree --terse \
-		--no-summary "$@" 2>&1 | head -n 3
+		--no-summary "$@" 2>&1 | head -n "${CHECKPATCH_LINES:-3}"
 }
 
+# maintainers_answered PATCH BASE: checkpatch asks of a patch that adds a
+# file and does not touch MAINTAINERS: "does MAINTAINERS need updating?".
+# BASE's own get_maintainer.pl answers that: true when it names a maintainer
+# for every file PATCH adds (an F: pattern such as mm/ covers it already).
+maintainers_answered() {
+	local p=$1 b=$2 f
+	[ -n "$b" ] || return 1
+	ensure_base "$b" >&2
+	for f in $(awk '/^--- \/dev\/null/ { n = 1; next } n && /^\+\+\+ b\// { print substr($2, 3) } { n = 0 }' "$p"); do
+		[ -n "$(printf -- '--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+x\n' "$f" |
+			(cd "$(base_src "$b")" && perl scripts/get_maintainer.pl --nogit --nogit-fallback \
+				--no-rolestats --m --nor --nol 2>/dev/null))" ] || return 1
+	done
+}
+
+# checkpatch_patch FILE BASE [ARG]: checkpatch of a patch or patch mail
+# (read from FILE, or given ARG, a path, instead), first three findings,
+# without the MAINTAINERS question when BASE's MAINTAINERS answers it.
+checkpatch_patch() {
+	local p=$1 b=$2 out
+	if [ -n "${3:-}" ]; then
+		out=$(CHECKPATCH_LINES=100 checkpatch "$3")
+	else
+		out=$(CHECKPATCH_LINES=100 checkpatch - <"$p")
+	fi
+	if echo "$out" | grep -q 'does MAINTAINERS need updating?' && maintainers_answered "$p" "$b"; then
+		out=$(echo "$out" | grep -v 'does MAINTAINERS need updating?')
+	fi
+	echo "$out" | head -n 3
+}
+
+# patch_problems FILE [BASE]: what is wrong with a stored patch of BASE: From:
+# and Signed-off-by: must be the project identity (the placeholder that keeps
+# the queue from being tied to whoever edited it last; make series writes
+# the sender's), and checkpatch.pl --strict of the newest base must be
+# clean. Prints nothing for a good patch.
 patch_problems() {
-	local p=$1 ident why= out
+	local p=$1 b=${2:-} ident why= out
 	ident=$(head -n1 "$TOOLS/identity")
 	grep -qxF "From: $ident" "$p" || why="no From: $ident"
 	grep -qxF "Signed-off-by: $ident" "$p" || why="${why:+$why; }no Signed-off-by: $ident"
-	out=$(checkpatch - <"$p")
+	out=$(checkpatch_patch "$p" "$b")
 	[ -z "$out" ] || why="${why:+$why; }checkpatch: $(echo "$out" | paste -sd' ' -)"
 	echo "$why"
 }
