@@ -453,6 +453,66 @@ upstream_fix_counts() {
 		END { printf "%d %d %d\n", n, a, h }'
 }
 
+# --- generated mail ----------------------------------------------------------
+
+# mail_stable FILE: a generated mail without what b4 makes anew on every run
+# although nothing changed: the Date:, Message-Id:, In-Reply-To:,
+# References:, X-Mailer: and X-B4-Tracking: headers (with their continuation
+# lines), the index lines of the diffs and the change-id of the cover letter.
+mail_stable() {
+	awk 'hdr && NF == 0 { hdr = 0 }
+		hdr && /^[ \t]/ { if (!skip) print; next }
+		hdr { skip = ($0 ~ /^(Date|Message-Id|In-Reply-To|References|X-Mailer|X-B4-Tracking):/); if (!skip) print; next }
+		/^index [0-9a-f]+\.\.[0-9a-f]+/ { next }
+		/^change-id: / { next }
+		{ print }' hdr=1 "$1"
+}
+
+# same_series DIR1 DIR2: two generated series are the same but for what
+# mail_stable leaves out and the commit ids in .commits.
+same_series() {
+	local a=$1 b=$2 f
+	[ "$(cd "$a" && ls -A)" = "$(cd "$b" && ls -A)" ] || return 1
+	for f in "$a"/*.eml; do
+		[ -f "$f" ] || return 1
+		cmp -s <(mail_stable "$f") <(mail_stable "$b/${f##*/}") || return 1
+	done
+	cmp -s "$a/.source" "$b/.source" &&
+		cmp -s <(cut -d' ' -f2- "$a/.commits") <(cut -d' ' -f2- "$b/.commits")
+}
+
+# mail_problems FILE [patch|cover [BASE]]: what is wrong with a generated mail. From: is a
+# real "Name <address>" that is not the placeholder identity of the stored
+# patches (tools/identity); a patch's last Signed-off-by: is that sender;
+# the placeholder's address is nowhere in the mail (From, To, Cc, body);
+# checkpatch.pl --strict of the newest base is clean (not for a cover
+# letter). The mail is checked against itself: whoever runs this needs no
+# git identity of their own. Prints nothing for a good mail.
+mail_problems() {
+	local m=$1 kind=${2:-patch} b=${3:-} ident pemail from sob why= out
+	ident=$(head -n1 "$TOOLS/identity")
+	pemail=${ident##*<}
+	pemail=${pemail%>}
+	from=$(awk 'NF == 0 { exit } /^From: / { print substr($0, 7); exit }' "$m")
+	if ! printf '%s\n' "$from" | grep -qE '^[^<>@]*[^<>@ ] <[^<>@ ]+@[^<>@ ]+\.[^<>@ ]+>$'; then
+		why="From: is not a real Name <address>: ${from:-none}"
+	elif [ "${from% <*}" = "${ident% <*}" ] || [ "${from##* <}" = "<$pemail>" ]; then
+		why="From: is the placeholder identity of the stored patches, not the sender's"
+	fi
+	if [ "$kind" = patch ]; then
+		sob=$(sed -n '/^---$/q; s/^Signed-off-by: //p' "$m" | tail -n1)
+		[ "$sob" = "$from" ] || why="${why:+$why; }the last Signed-off-by: is not the sender's (From: $from): ${sob:-none}"
+	fi
+	if grep -qiF "$pemail" "$m"; then
+		why="${why:+$why; }the placeholder address $pemail is in the mail (line $(grep -m1 -inF "$pemail" "$m" | cut -d: -f1))"
+	fi
+	if [ "$kind" = patch ]; then
+		out=$(checkpatch_patch "$m" "$b")
+		[ -z "$out" ] || why="${why:+$why; }checkpatch: $(echo "$out" | paste -sd' ' -)"
+	fi
+	echo "$why"
+}
+
 # Name used for build trees: the stacks applied, or "base".
 stackset_name() {
 	if [ $# -eq 0 ]; then
