@@ -330,6 +330,189 @@ stack_patches() {
 	done
 }
 
+# --- provenance of stored patches -------------------------------------------
+# Every stored patch says where it stands upstream, in the header lines a
+# distribution maintainer knows from SUSE's kernel trees, right after its
+# Subject: line (quilt, patch and git am pass over them; a long line may go
+# on in lines that start with a blank):
+#   Patch-mainline: Never, <reason>      upstream has it, differently
+#   Patch-mainline: Not yet, <reason>    upstream does not have it
+#   References: <id> ("<subject>", <release>)[; ...]
+# References: names the upstream commits that implement the same behaviour,
+# or that the patch fixes or mirrors (12-character ids).
+
+# patch_header_field FILE NAME: the value of header line NAME of a stored
+# patch (the lines before the first empty one), continuation lines joined.
+patch_header_field() {
+	awk -v want="$2" '
+		NF == 0 { exit }
+		/^[ \t]/ { if (on) { v = $0; sub(/^[ \t]+/, "", v); val = val " " v }; next }
+		{ on = 0 }
+		index($0, want ":") == 1 { on = 1; val = substr($0, length(want) + 2); sub(/^[ \t]+/, "", val) }
+		END { if (val != "") print val }' "$1"
+}
+
+# patch_refs FILE: the upstream ids its References: line names, one a line.
+patch_refs() {
+	patch_header_field "$1" References | grep -oE '(^|; )[0-9a-f]{12} \(' | grep -oE '[0-9a-f]{12}'
+	return 0
+}
+
+# patch_sum FILE: sha1 of a stored patch without its provenance lines. They
+# do not reach the mail (git am drops them), so adding or rewording them
+# does not make a new version of a series; everything else does.
+patch_sum() {
+	awk 'body { print; next }
+		NF == 0 { body = 1; print; next }
+		/^(Patch-mainline|References):/ { skip = 1; next }
+		/^[ \t]/ && skip { next }
+		{ skip = 0; print }' "$1" | sha1sum | cut -d' ' -f1
+}
+
+# stack_source STACK BASE: what a series records as the patches it was made
+# from (series/STACK/BASE/vN/.source), one "SUM  PATH" line per patch.
+stack_source() {
+	local p
+	for p in $(stack_patches "$1" "$2"); do
+		printf '%s  %s\n' "$(patch_sum "$p")" "${p#"$REPO"/}"
+	done
+}
+
+# One reference: an id, then the subject in double quotes (which may hold
+# quotes itself) and the release, in brackets.
+PROVENANCE_REF_RE='[0-9a-f]{12} \("(?:[^"]|"(?![,)]))+", [^;()"]+\)'
+
+# provenance_problems FILE: what is wrong with the provenance lines of a
+# stored patch; nothing for a good one.
+provenance_problems() {
+	local p=$1 pm refs why=
+	pm=$(patch_header_field "$p" Patch-mainline)
+	refs=$(patch_header_field "$p" References)
+	if [ -z "$pm" ]; then
+		why="no Patch-mainline: line after the Subject: (Never, <reason> or Not yet, <reason>)"
+	elif ! [[ $pm =~ ^(Never|Not\ yet),\ [^\ ] ]]; then
+		why="Patch-mainline: is neither 'Never, <reason>' nor 'Not yet, <reason>': $pm"
+	elif ! awk '/^Subject:/ { getline; exit !/^Patch-mainline:/ }' "$p"; then
+		why="Patch-mainline: does not follow the Subject: line"
+	fi
+	if [ -z "$refs" ]; then
+		case $pm in
+		"Not yet, "*) ;;
+		*) why="${why:+$why; }no References: line naming the upstream commits (<id> (\"<subject>\", <release>))" ;;
+		esac
+	elif ! printf '%s\n' "$refs" | grep -qP "^$PROVENANCE_REF_RE(; $PROVENANCE_REF_RE)*\$"; then
+		why="${why:+$why; }References: is not '<12-char id> (\"<subject>\", <release>)[; ...]': $refs"
+	fi
+	echo "$why"
+}
+
+# --- upstream commits of a stack -------------------------------------------------
+# STACK/upstream.tsv: the upstream commits that implement what the stack
+# carries ("equivalent") and upstream's post-merge fixes to that feature
+# ("fix"), one a line, tab separated, after comment lines starting with #:
+#   kind  id  release  subject  author  bug-class  affected-here  test
+
+# upstream_tsv_problems FILE: what is wrong with such a table, one problem a
+# line; nothing for a good one.
+upstream_tsv_problems() {
+	local f=$1
+	if [ ! -f "$f" ]; then
+		echo "missing: each stack keeps its table of upstream commits there"
+		return 0
+	fi
+	head -n1 "$f" | grep -q '^#' || echo "line 1: not a comment header (# kind, id, release, ...)"
+	awk -F'\t' '
+		/^#/ || /^$/ { next }
+		{
+			w = "line " NR ": "
+			if (NF != 8) { print w NF " fields, not 8 (kind, id, release, subject, author, bug class, affected here, test)"; next }
+			for (i = 1; i <= 8; i++) if ($i == "") { print w "field " i " is empty"; next }
+			if ($1 != "equivalent" && $1 != "fix") print w "kind " $1 " is neither equivalent nor fix"
+			if ($2 != "-" && !(length($2) == 12 && $2 ~ /^[0-9a-f]+$/)) print w "id " $2 " is not 12 hex digits (nor - for no mainline commit)"
+			if ($2 == "-" && $1 != "fix") print w "an equivalent needs its id"
+			if ($2 != "-" && seen[$2]++) print w "id " $2 " is listed twice"
+			if ($5 !~ /<[^<>@ ]+@[^<> ]+>/ && $5 !~ /address not found/ && $5 != "-") print w "author is neither Name <e-mail> nor Name (address not found)"
+			if ($7 !~ /^(yes|no|n\.a\.)[:,]/ && $7 !~ /^(yes|no|n\.a\.)$/) print w "affected here starts with neither yes, no nor n.a."
+			if ($1 == "fix" && $7 ~ /^yes/ && $7 !~ /handled|open/) print w "an affecting fix must say whether it is handled or open"
+			if ($8 !~ /^(kunit [A-Za-z0-9_]+\.[A-Za-z0-9_]+|guest [A-Za-z0-9_.-]+)/ && $8 !~ /^- \(.+\)$/) print w "test is neither kunit SUITE.CASE, guest NAME nor - (why)"
+		}' "$f"
+}
+
+# upstream_rows STACK KIND: the rows of STACK/upstream.tsv of that kind.
+upstream_rows() {
+	awk -F'\t' -v k="$2" '!/^#/ && $1 == k' "$REPO/$1/upstream.tsv" 2>/dev/null
+	return 0
+}
+
+# upstream_fix_counts STACK: "N A H" - the upstream fixes STACK/upstream.tsv
+# lists, how many of them affect the stack, and how many of those it handles.
+upstream_fix_counts() {
+	upstream_rows "$1" fix | awk -F'\t' '
+		{ n++ }
+		$7 ~ /^yes/ { a++; if ($7 !~ /open/) h++ }
+		END { printf "%d %d %d\n", n, a, h }'
+}
+
+# --- generated mail ----------------------------------------------------------
+
+# mail_stable FILE: a generated mail without what b4 makes anew on every run
+# although nothing changed: the Date:, Message-Id:, In-Reply-To:,
+# References:, X-Mailer: and X-B4-Tracking: headers (with their continuation
+# lines), the index lines of the diffs and the change-id of the cover letter.
+mail_stable() {
+	awk 'hdr && NF == 0 { hdr = 0 }
+		hdr && /^[ \t]/ { if (!skip) print; next }
+		hdr { skip = ($0 ~ /^(Date|Message-Id|In-Reply-To|References|X-Mailer|X-B4-Tracking):/); if (!skip) print; next }
+		/^index [0-9a-f]+\.\.[0-9a-f]+/ { next }
+		/^change-id: / { next }
+		{ print }' hdr=1 "$1"
+}
+
+# same_series DIR1 DIR2: two generated series are the same but for what
+# mail_stable leaves out and the commit ids in .commits.
+same_series() {
+	local a=$1 b=$2 f
+	[ "$(cd "$a" && ls -A)" = "$(cd "$b" && ls -A)" ] || return 1
+	for f in "$a"/*.eml; do
+		[ -f "$f" ] || return 1
+		cmp -s <(mail_stable "$f") <(mail_stable "$b/${f##*/}") || return 1
+	done
+	cmp -s "$a/.source" "$b/.source" &&
+		cmp -s <(cut -d' ' -f2- "$a/.commits") <(cut -d' ' -f2- "$b/.commits")
+}
+
+# mail_problems FILE [patch|cover [BASE]]: what is wrong with a generated mail. From: is a
+# real "Name <address>" that is not the placeholder identity of the stored
+# patches (tools/identity); a patch's last Signed-off-by: is that sender;
+# the placeholder's address is nowhere in the mail (From, To, Cc, body);
+# checkpatch.pl --strict of the newest base is clean (not for a cover
+# letter). The mail is checked against itself: whoever runs this needs no
+# git identity of their own. Prints nothing for a good mail.
+mail_problems() {
+	local m=$1 kind=${2:-patch} b=${3:-} ident pemail from sob why= out
+	ident=$(head -n1 "$TOOLS/identity")
+	pemail=${ident##*<}
+	pemail=${pemail%>}
+	from=$(awk 'NF == 0 { exit } /^From: / { print substr($0, 7); exit }' "$m")
+	if ! printf '%s\n' "$from" | grep -qE '^[^<>@]*[^<>@ ] <[^<>@ ]+@[^<>@ ]+\.[^<>@ ]+>$'; then
+		why="From: is not a real Name <address>: ${from:-none}"
+	elif [ "${from% <*}" = "${ident% <*}" ] || [ "${from##* <}" = "<$pemail>" ]; then
+		why="From: is the placeholder identity of the stored patches, not the sender's"
+	fi
+	if [ "$kind" = patch ]; then
+		sob=$(sed -n '/^---$/q; s/^Signed-off-by: //p' "$m" | tail -n1)
+		[ "$sob" = "$from" ] || why="${why:+$why; }the last Signed-off-by: is not the sender's (From: $from): ${sob:-none}"
+	fi
+	if grep -qiF "$pemail" "$m"; then
+		why="${why:+$why; }the placeholder address $pemail is in the mail (line $(grep -m1 -inF "$pemail" "$m" | cut -d: -f1))"
+	fi
+	if [ "$kind" = patch ]; then
+		out=$(checkpatch_patch "$m" "$b")
+		[ -z "$out" ] || why="${why:+$why; }checkpatch: $(echo "$out" | paste -sd' ' -)"
+	fi
+	echo "$why"
+}
+
 # Name used for build trees: the stacks applied, or "base".
 stackset_name() {
 	if [ $# -eq 0 ]; then
@@ -352,9 +535,6 @@ lock_base() {
 	export KSTACKS_LOCKED=$1
 }
 
-# patch_problems FILE: what is wrong with a patch or mail: From: and
-# Signed-off-by: must be the project identity, and checkpatch.pl --strict of
-# the newest base must be clean. Prints nothing for a good patch.
 # checkpatch ARGS...: the newest base's checkpatch.pl --strict, terse, first
 # three findings (no output when clean). "-" reads a patch on stdin and
 # checks it as a patch; a path of a file that git tracks, patch or not, is
@@ -365,15 +545,51 @@ checkpatch() {
 	newest=$(all_bases | tail -n1)
 	ensure_base "$newest" >&2
 	perl "$(base_src "$newest")/scripts/checkpatch.pl" --strict --no-tree --terse \
-		--no-summary "$@" 2>&1 | head -n 3
+		--no-summary "$@" 2>&1 | head -n "${CHECKPATCH_LINES:-3}"
 }
 
+# maintainers_answered PATCH BASE: checkpatch asks of a patch that adds a
+# file and does not touch MAINTAINERS: "does MAINTAINERS need updating?".
+# BASE's own get_maintainer.pl answers that: true when it names a maintainer
+# for every file PATCH adds (an F: pattern such as mm/ covers it already).
+maintainers_answered() {
+	local p=$1 b=$2 f
+	[ -n "$b" ] || return 1
+	ensure_base "$b" >&2
+	for f in $(awk '/^--- \/dev\/null/ { n = 1; next } n && /^\+\+\+ b\// { print substr($2, 3) } { n = 0 }' "$p"); do
+		[ -n "$(printf -- '--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+x\n' "$f" |
+			(cd "$(base_src "$b")" && perl scripts/get_maintainer.pl --nogit --nogit-fallback \
+				--no-rolestats --m --nor --nol 2>/dev/null))" ] || return 1
+	done
+}
+
+# checkpatch_patch FILE BASE [ARG]: checkpatch of a patch or patch mail
+# (read from FILE, or given ARG, a path, instead), first three findings,
+# without the MAINTAINERS question when BASE's MAINTAINERS answers it.
+checkpatch_patch() {
+	local p=$1 b=$2 out
+	if [ -n "${3:-}" ]; then
+		out=$(CHECKPATCH_LINES=100 checkpatch "$3")
+	else
+		out=$(CHECKPATCH_LINES=100 checkpatch - <"$p")
+	fi
+	if echo "$out" | grep -q 'does MAINTAINERS need updating?' && maintainers_answered "$p" "$b"; then
+		out=$(echo "$out" | grep -v 'does MAINTAINERS need updating?')
+	fi
+	echo "$out" | head -n 3
+}
+
+# patch_problems FILE [BASE]: what is wrong with a stored patch of BASE: From:
+# and Signed-off-by: must be the project identity (the placeholder that keeps
+# the queue from being tied to whoever edited it last; make series writes
+# the sender's), and checkpatch.pl --strict of the newest base must be
+# clean. Prints nothing for a good patch.
 patch_problems() {
-	local p=$1 ident why= out
+	local p=$1 b=${2:-} ident why= out
 	ident=$(head -n1 "$TOOLS/identity")
 	grep -qxF "From: $ident" "$p" || why="no From: $ident"
 	grep -qxF "Signed-off-by: $ident" "$p" || why="${why:+$why; }no Signed-off-by: $ident"
-	out=$(checkpatch - <"$p")
+	out=$(checkpatch_patch "$p" "$b")
 	[ -z "$out" ] || why="${why:+$why; }checkpatch: $(echo "$out" | paste -sd' ' -)"
 	echo "$why"
 }
