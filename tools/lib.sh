@@ -539,13 +539,16 @@ lock_base() {
 # three findings (no output when clean). "-" reads a patch on stdin and
 # checks it as a patch; a path of a file that git tracks, patch or not, is
 # checked as a file (tools/lint does both for stack patches); "-f FILE"
-# checks a source file.
+# checks a source file.  Upstream commit ids in a message cannot be looked
+# up here (no kernel history; checkpatch would take this repository's git
+# for one): UNKNOWN_COMMIT_ID is left to a kernel tree, and lint checks
+# every id a patch references against the stack's upstream.tsv instead.
 checkpatch() {
 	local newest
 	newest=$(all_bases | tail -n1)
 	ensure_base "$newest" >&2
 	perl "$(base_src "$newest")/scripts/checkpatch.pl" --strict --no-tree --terse \
-		--no-summary "$@" 2>&1 | head -n "${CHECKPATCH_LINES:-3}"
+		--ignore UNKNOWN_COMMIT_ID --no-summary "$@" 2>&1 | head -n "${CHECKPATCH_LINES:-3}"
 }
 
 # maintainers_answered PATCH BASE: checkpatch asks of a patch that adds a
