@@ -92,6 +92,9 @@ static void zapped_thp(struct io_uring *ring, int fd, int tfd)
 	thp_map(c, HPAGE, c, HPAGE);
 	if (thp_pages(c, HPAGE) != HPAGE / SMALL_PAGE)
 		t_skip("%s: the memory is not in a THP", what);
+	/* keep khugepaged from collapsing it back after the refault */
+	if (madvise(c, HPAGE, MADV_NOHUGEPAGE))
+		t_fail("%s: MADV_NOHUGEPAGE: %s", what, strerror(errno));
 	if (madvise(c + hole, SMALL_PAGE, MADV_DONTNEED))
 		t_fail("%s: MADV_DONTNEED: %s", what, strerror(errno));
 	c[hole] = 1;
