@@ -247,7 +247,7 @@ check_stack() {
 
 stack_var() {
 	(
-		VERSION= DEPENDS= SUMMARY= UPSTREAM= UPSTREAM_PROBE= LATER= PENDING= KUNIT_SUITES= QEMU_NEEDS= BOOT_ARGS= TEST_MEM= UPSTREAM_TESTS= SUITES= SEPARATE_TESTS=
+		VERSION= DEPENDS= SUMMARY= UPSTREAM= UPSTREAM_PROBE= LATER= PENDING= KUNIT_SUITES= QEMU_NEEDS= BOOT_ARGS= TEST_MEM= UPSTREAM_TESTS= UPSTREAM_BENCH= SUITES= SEPARATE_TESTS=
 		# shellcheck disable=SC1090
 		. "$REPO/$1/STACK"
 		eval "echo \"\$$2\""
@@ -301,6 +301,18 @@ upstream_test_stacks() {
 	local s
 	for s in $(all_stacks); do
 		case " $(stack_var "$s" UPSTREAM_TESTS) " in *" $1 "*) echo "$s" ;; esac
+	done
+}
+
+# Stacks whose benchmark programs run on BASE's upstream implementation:
+# those of upstream_test_stacks and those naming BASE in UPSTREAM_BENCH
+# (benchmarks only: the tests may need what only the carried bases have).
+upstream_bench_stacks() {
+	local s
+	for s in $(all_stacks); do
+		case " $(stack_var "$s" UPSTREAM_TESTS) $(stack_var "$s" UPSTREAM_BENCH) " in
+		*" $1 "*) echo "$s" ;;
+		esac
 	done
 }
 

@@ -7,11 +7,17 @@
  * Only the allocation is timed; the pages are freed outside the timed
  * section, the same way for every method.  Each figure is the median of
  * "reps" runs of "pages" pages each (so "pages / batch" calls per run).
- * Printed at load time, one line per figure, for tools/bench:
+ * The methods take turns run by run, after one untimed warm-up run of
+ * each, so that warming caches and a drifting host fall on all of them
+ * alike.  Printed at load time, one line per figure, for tools/bench:
  *
  *	figure alloc_loop_64_ns NS_PER_PAGE ns lower
  *	figure alloc_bulk_array_64_cycles CYCLES_PER_PAGE cycles lower
  *	figure bulk_array_vs_loop_64 RATIO x lower
+ *
+ * The ratio is the median cycles per page of the bulk array call over the
+ * median cycles per page of the alloc_page() loop, both of this load: the
+ * two cycle figures printed above it, divided.
  *
  * On a kernel without the bulk allocator (built without
  * HAVE_ALLOC_PAGES_BULK) the bulk_array and bulk_list figures measure what
@@ -151,30 +157,51 @@ static unsigned int one_batch(enum method m, unsigned int n,
 	return got;
 }
 
-/* Median cost per page of @m at batch size @n, in ns and cycles (x1000). */
-static int measure(enum method m, unsigned int n, struct page **array,
-		   u64 *ns, u64 *cycles, u64 *ns_v, u64 *cy_v)
+/*
+ * Median cost per page of every method at batch size @n, in ns and cycles
+ * (x1000), the methods taking turns run by run after an untimed warm-up.
+ */
+static int measure(unsigned int n, struct page **array, u64 *ns, u64 *cycles,
+		   u64 (*ns_v)[NR_METHODS], u64 (*cy_v)[NR_METHODS])
 {
-	unsigned int calls = max(pages / n, 1U), r, c;
+	unsigned int calls = max(pages / n, 1U), r, c, m;
+	struct sample warm = { 0, 0 };
+	u64 *col;
 
-	for (r = 0; r < reps; r++) {
-		struct sample s = { 0, 0 };
-
-		for (c = 0; c < calls; c++) {
-			if (one_batch(m, n, array, &s) != n)
+	for (m = 0; m < NR_METHODS; m++)
+		for (c = 0; c < calls; c++)
+			if (one_batch(m, n, array, &warm) != n)
 				return -ENOMEM;
-			cond_resched();
+	for (r = 0; r < reps; r++) {
+		for (m = 0; m < NR_METHODS; m++) {
+			struct sample s = { 0, 0 };
+
+			for (c = 0; c < calls; c++) {
+				if (one_batch(m, n, array, &s) != n)
+					return -ENOMEM;
+				cond_resched();
+			}
+			/* Early in boot the clock may still be too coarse. */
+			if (!s.ns || !s.cycles)
+				return -EAGAIN;
+			ns_v[r][m] = div_u64(s.ns * 1000, calls * n);
+			cy_v[r][m] = div_u64(s.cycles * 1000, calls * n);
 		}
-		/* Early in boot the clock may still be too coarse to see. */
-		if (!s.ns || !s.cycles)
-			return -EAGAIN;
-		ns_v[r] = div_u64(s.ns * 1000, calls * n);
-		cy_v[r] = div_u64(s.cycles * 1000, calls * n);
 	}
-	sort(ns_v, reps, sizeof(*ns_v), cmp_u64, NULL);
-	sort(cy_v, reps, sizeof(*cy_v), cmp_u64, NULL);
-	*ns = ns_v[reps / 2];
-	*cycles = cy_v[reps / 2];
+	col = kcalloc(reps, sizeof(*col), GFP_KERNEL);
+	if (!col)
+		return -ENOMEM;
+	for (m = 0; m < NR_METHODS; m++) {
+		for (r = 0; r < reps; r++)
+			col[r] = ns_v[r][m];
+		sort(col, reps, sizeof(*col), cmp_u64, NULL);
+		ns[m] = col[reps / 2];
+		for (r = 0; r < reps; r++)
+			col[r] = cy_v[r][m];
+		sort(col, reps, sizeof(*col), cmp_u64, NULL);
+		cycles[m] = col[reps / 2];
+	}
+	kfree(col);
 	return 0;
 }
 
@@ -188,7 +215,8 @@ static void print_figure(const char *what, unsigned int n,
 
 static int __init page_alloc_bulk_bench_init(void)
 {
-	u64 ns[NR_METHODS], cycles[NR_METHODS], *ns_v, *cy_v;
+	u64 ns[NR_METHODS], cycles[NR_METHODS];
+	u64 (*ns_v)[NR_METHODS], (*cy_v)[NR_METHODS];
 	struct page **array;
 	unsigned int b, n;
 	int m, ret = 0;
@@ -202,19 +230,16 @@ static int __init page_alloc_bulk_bench_init(void)
 		ret = -ENOMEM;
 		goto out;
 	}
-	pr_info("# page_alloc_bulk_bench: %s, %u pages per run, median of %u runs\n",
+	pr_info("# page_alloc_bulk_bench: %s, %u pages per run, median of %u runs, methods in turn\n",
 		kernel_kind, pages, reps);
 	for (b = 0; b < ARRAY_SIZE(batches); b++) {
 		n = batches[b];
-		for (m = 0; m < NR_METHODS; m++) {
-			ret = measure(m, n, array, &ns[m], &cycles[m], ns_v, cy_v);
-			if (ret) {
-				pr_err("page_alloc_bulk_bench: %s at batch %u: %s\n",
-				       method_name[m], n, ret == -EAGAIN ?
-				       "the clock did not advance" :
-				       "got fewer pages than asked for");
-				goto out;
-			}
+		ret = measure(n, array, ns, cycles, ns_v, cy_v);
+		if (ret) {
+			pr_err("page_alloc_bulk_bench: batch %u: %s\n", n,
+			       ret == -EAGAIN ? "the clock did not advance" :
+			       "got fewer pages than asked for");
+			goto out;
 		}
 		for (m = 0; m < NR_METHODS; m++) {
 			char what[32];
@@ -223,11 +248,11 @@ static int __init page_alloc_bulk_bench_init(void)
 			print_figure(what, n, "ns", ns[m]);
 			print_figure(what, n, "cycles", cycles[m]);
 		}
-		/* Per-page cost of the bulk array call relative to the loop. */
-		if (ns[LOOP])
+		/* Median cycles per page of the bulk array call over the loop's. */
+		if (cycles[LOOP])
 			pr_info("figure bulk_array_vs_loop_%u %llu.%03llu x lower\n",
-				n, div_u64(ns[BULK_ARRAY] * 1000, ns[LOOP]) / 1000,
-				div_u64(ns[BULK_ARRAY] * 1000, ns[LOOP]) % 1000);
+				n, div_u64(cycles[BULK_ARRAY] * 1000, cycles[LOOP]) / 1000,
+				div_u64(cycles[BULK_ARRAY] * 1000, cycles[LOOP]) % 1000);
 	}
 out:
 	kfree(cy_v);
