@@ -14,14 +14,23 @@
  *                  page comes from the page allocator through the slow
  *                  path, where the bulk refill applies
  *
+ * Every run, on every kernel, starts from the same state of the pool: its
+ * alloc cache empty, and its ring empty for pp_slow_path and holding
+ * PP_BENCH_RING_PAGES pages for the two other loops.  (A bulk refill
+ * leaves PP_ALLOC_CACHE_REFILL - 1 pages in the cache; carried over from
+ * one run to the next, they would put the patched kernel's ring loop at
+ * 64 pages per ring refill against one on the unpatched kernel.)
+ *
  * Loading the module runs the loops and prints two lines per loop:
  *
  *	figure NAME NS ns/page lower
  *	figure NAME_cycles CYCLES cycles/page lower
  *
- * The median of pp_bench_rounds runs of pp_bench_loops iterations is
- * printed.  Loading fails with the error of the first loop that fails, and
- * with -EAGAIN when a run saw no time pass (a clock too coarse to time it).
+ * Each figure is the median over pp_bench_rounds runs of the run's time
+ * divided by its pp_bench_loops pages.  Two kernels are compared by the
+ * ratio of their medians, patched / vanilla, as make bench reports it.
+ * Loading fails with the error of the first loop that fails, and with
+ * -EAGAIN when a run saw no time pass (a clock too coarse to time it).
  */
 #include <linux/completion.h>
 #include <linux/interrupt.h>
@@ -42,6 +51,8 @@ module_param(pp_bench_rounds, uint, 0444);
 MODULE_PARM_DESC(pp_bench_rounds, "timed runs per figure, median reported");
 
 #define PP_BENCH_MAX_ROUNDS	31
+/* Pages in the ring at the start of a fast path or ptr_ring run */
+#define PP_BENCH_RING_PAGES	(2 * PP_ALLOC_CACHE_REFILL)
 
 enum pp_bench_mode {
 	PP_BENCH_FAST,
@@ -121,9 +132,54 @@ static void pp_bench_tasklet_fn(unsigned long data)
 	complete(&run->done);
 }
 
+static struct page *pp_bench_pages[PP_BENCH_RING_PAGES];
+
+/* Take a page the pool holds, from its cache or ring, and free it */
+static void pp_bench_free_one(struct page_pool *pool)
+{
+	struct page *page = page_pool_alloc_pages(pool, GFP_KERNEL);
+
+	if (page) {
+		page_pool_release_page(pool, page);
+		put_page(page);
+	}
+}
+
+/*
+ * Bring the pool to the state every run starts from: the alloc cache
+ * empty, the ring empty or, with @ring, holding PP_BENCH_RING_PAGES pages
+ * of the pool.
+ */
+static int pp_bench_prepare(struct page_pool *pool, bool ring)
+{
+	unsigned int i;
+
+	while (pool->alloc.count || !__ptr_ring_empty(&pool->ring))
+		pp_bench_free_one(pool);
+	if (!ring)
+		return 0;
+
+	for (i = 0; i < PP_BENCH_RING_PAGES; i++) {
+		pp_bench_pages[i] = page_pool_alloc_pages(pool, GFP_KERNEL);
+		if (!pp_bench_pages[i])
+			break;
+	}
+	/* What a refill left in the cache goes back to the page allocator */
+	while (pool->alloc.count)
+		pp_bench_free_one(pool);
+	while (i)
+		page_pool_put_full_page(pool, pp_bench_pages[--i], false);
+	return __ptr_ring_empty(&pool->ring) ? -ENOMEM : 0;
+}
+
 static int pp_bench_once(struct pp_bench_run *run)
 {
 	struct tasklet_struct t;
+	int err;
+
+	err = pp_bench_prepare(run->pool, run->mode != PP_BENCH_SLOW);
+	if (err)
+		return err;
 
 	if (run->mode != PP_BENCH_FAST) {
 		run->err = pp_bench_loop(run, pp_bench_loops);
@@ -197,6 +253,10 @@ static int __init pp_bench_init(void)
 
 	if (!pp_bench_loops)
 		return -EINVAL;
+
+	pr_info("pp_bench: figures are medians over %u runs of %u pages each, per page; every run starts with the alloc cache empty and %u pages in the ring (none for pp_slow_path); compare kernels by the ratio of medians, patched / vanilla\n",
+		clamp(pp_bench_rounds, 1U, PP_BENCH_MAX_ROUNDS), pp_bench_loops,
+		PP_BENCH_RING_PAGES);
 
 	err = pp_bench_mode_run(PP_BENCH_FAST);
 	if (!err)

@@ -3,10 +3,12 @@
 # client of the same guest.  fio writes a data set of several files
 # through the mount, reads it back from the server (page cache dropped,
 # then O_DIRECT) and verifies every block; the server's copy is compared
-# with the client's view.  Then the same once more from inside a memory
-# cgroup with a limit well below the size of the data set, so that the
-# client reclaims and writes back under pressure while nfsd keeps
-# refilling its request pages.
+# with the client's view.  Then the same once more with fio inside a
+# memory cgroup with a limit well below the size of the data set, so that
+# the client reclaims and writes back under pressure.  The limit applies
+# to the client only: nfsd stays in the root group (nfs-memory-pressure
+# puts nfsd itself under pressure, nfs-alloc-fail makes its allocations
+# fail).
 #
 # Exit 0 pass, 1 fail, 77 skip (no NFS tools or no nfsd in this kernel).
 
@@ -19,9 +21,9 @@ log() { echo "nfs-loopback: $*"; }
 cleanup() {
 	cd /
 	[ -n "$CG" ] && [ -d "$CG" ] && {
-		cat "$CG/cgroup.procs" 2>/dev/null | while read -r p; do
+		while read -r p; do
 			echo "$p" >/sys/fs/cgroup/cgroup.procs 2>/dev/null
-		done
+		done <"$CG/cgroup.procs"
 		rmdir "$CG" 2>/dev/null
 	}
 	nfs_stop "$EXPORT" "$MNT"
@@ -39,6 +41,7 @@ skip() {
 	exit 77
 }
 
+# shellcheck source=SCRIPTDIR/../lib/nfs-server.sh
 . /usr/share/kstacks/sunrpc-user/nfs-server.sh || skip "no nfs-server.sh helper"
 for b in fio rpc.nfsd rpc.mountd exportfs; do
 	command -v "$b" >/dev/null || skip "$b is not in the guest"
@@ -60,6 +63,7 @@ fio_data() {
 	n=$2
 	shift 2
 	mkdir -p "$d" || return 1
+	# shellcheck disable=SC2086
 	fio --name="$n" --directory="$d" --rw=write --do_verify=1 \
 		--end_fsync=1 $JOB "$@" >/tmp/fio.log 2>&1 || {
 		tail -n 15 /tmp/fio.log
@@ -67,6 +71,7 @@ fio_data() {
 	}
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	# shellcheck disable=SC2086
 	fio --name="$n" --directory="$d" --rw=write --verify_only=1 \
 		--direct=1 $JOB "$@" >/tmp/fio.log 2>&1 || {
 		tail -n 15 /tmp/fio.log
@@ -110,7 +115,7 @@ else
 	mkdir -p "$CG"
 	echo 16M >"$CG/memory.limit_in_bytes" || die "cannot set the limit"
 fi
-log "again in memory cgroup $CG (limit 16M)"
+log "again with fio in memory cgroup $CG (limit 16M; nfsd stays in the root group)"
 echo $$ >"$CG/cgroup.procs" || die "cannot enter $CG"
 fio_data "$MNT/memcg" memcg || die "fio verify over NFS in a memory cgroup"
 echo $$ >"$(dirname "$CG")/cgroup.procs"

@@ -1,17 +1,22 @@
-# Sourced by sunrpc-user's guest test and benchmark: NFSv4 over loopback,
-# knfsd serving a tmpfs export to the kernel client of the same guest.
+# Sourced by sunrpc-user's guest tests and benchmark: NFSv4 over loopback,
+# knfsd serving an export to the kernel client of the same guest.
 # The caller defines die() (report and exit) before sourcing this file.
 #
-#   nfs_start EXPORT MNT TMPFS_SIZE sync|async
+#   nfs_start EXPORT MNT SIZE|DEVICE sync|async [MOUNT_OPTIONS]
+#	SIZE: a tmpfs of that size is exported; DEVICE (/dev/...): an ext2
+#	file system is made on it and exported.  MOUNT_OPTIONS are added to
+#	the client's.
 #   nfs_stop EXPORT MNT
+#   nfsd_pids		the PIDs of the nfsd threads, one a line
 
 nfs_mountd_pid=
 
 nfs_start() {
 	export_dir=$1
 	mnt=$2
-	size=$3
+	backing=$3
 	mode=$4
+	opts=${5:+,$5}
 
 	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up || die "no loopback"
 	mkdir -p /etc /run /var/run /var/lib/nfs/v4recovery /var/lib/nfs/rpc_pipefs \
@@ -24,8 +29,19 @@ nfs_start() {
 	: >/var/lib/nfs/rmtab
 
 	mount -t nfsd nfsd /proc/fs/nfsd || die "cannot mount the nfsd filesystem"
-	mount -t tmpfs -o size="$size" tmpfs "$export_dir" ||
-		die "cannot mount tmpfs on $export_dir"
+	case $backing in
+	/dev/*)
+		[ -b "$backing" ] || die "no block device $backing"
+		mke2fs -F -b 4096 "$backing" >/tmp/mke2fs.log 2>&1 ||
+			die "mke2fs $backing: $(tail -n 1 /tmp/mke2fs.log)"
+		mount -t ext2 "$backing" "$export_dir" ||
+			die "cannot mount ext2 on $backing at $export_dir"
+		;;
+	*)
+		mount -t tmpfs -o size="$backing" tmpfs "$export_dir" ||
+			die "cannot mount tmpfs on $export_dir"
+		;;
+	esac
 	echo "$export_dir 127.0.0.1(rw,fsid=0,insecure,no_root_squash,no_subtree_check,$mode)" >/etc/exports
 	exportfs -ra || die "exportfs -ra"
 	rpc.mountd -N 2 -N 3 -F >/tmp/mountd.log 2>&1 &
@@ -35,7 +51,7 @@ nfs_start() {
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime 2>/dev/null
 	rpc.nfsd -N 3 -V 4 4 || die "rpc.nfsd did not start"
 
-	mount -t nfs4 -o vers=4.2,addr=127.0.0.1,clientaddr=127.0.0.1,rsize=1048576,wsize=1048576 \
+	mount -t nfs4 -o "vers=4.2,addr=127.0.0.1,clientaddr=127.0.0.1,rsize=1048576,wsize=1048576$opts" \
 		127.0.0.1:/ "$mnt" ||
 		die "cannot mount the export (mountd: $(tail -n 3 /tmp/mountd.log))"
 	# The first open waits out the grace period.
@@ -51,4 +67,11 @@ nfs_stop() {
 	nfs_mountd_pid=
 	umount "$1" 2>/dev/null
 	umount /proc/fs/nfsd 2>/dev/null
+}
+
+nfsd_pids() {
+	for d in /proc/[0-9]*; do
+		[ "$(cat "$d/comm" 2>/dev/null)" = nfsd ] && echo "${d#/proc/}"
+	done
+	return 0
 }
