@@ -17,6 +17,8 @@
 #                            base or stack: a cell's failure on the vanilla kernel
 #   make suite BASE=6.1 STACK=io_uring-coalesce   the subsystem's own suite
 #                            (liburing) on the vanilla and patched debug kernels
+#   make coverage BASE=6.1 [STACK=]   every prefix under Debian's configs
+#                            and variants, W=1 and sparse (objects only)
 #   make setup               install Debian packages, extract the bases
 #   make clean               remove out/ (caches stay in ~/.cache/kstacks)
 
@@ -28,7 +30,7 @@ TO ?=
 
 sel = $(if $(STACK),--stack $(STACK)) $(if $(BASE),--base "$(BASE)")
 
-.PHONY: all run setup check check-unit bench series suite apply build shell drift refresh vanilla-check clean need-base
+.PHONY: all run setup check check-unit bench series suite apply build shell drift refresh vanilla-check coverage clean need-base
 
 all: check
 
@@ -73,6 +75,9 @@ drift: need-base
 
 refresh: need-base
 	tools/refresh $(if $(NO_TEST),--no-test) $(if $(TO),--to $(TO)) $(if $(TREE),--tree $(TREE)) $(BASE)
+
+coverage: need-base
+	tools/coverage $(if $(CONFIG),--config $(CONFIG)) $(BASE) $(STACK)
 
 vanilla-check: need-base
 	tools/vanilla-check $(BASE) $(or $(TEST),failed) $(STACK)

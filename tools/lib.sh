@@ -122,6 +122,15 @@ all_bases() {
 	done | sort -V
 }
 
+# The bases a run without BASE= takes: all but those whose conf says
+# IN_CHECK=no (flavours whose cells are run by name).
+default_bases() {
+	local b
+	for b in $(all_bases); do
+		[ "$(base_conf "$b" && echo "$IN_CHECK")" = no ] || echo "$b"
+	done
+}
+
 check_base() {
 	[ -f "$TOOLS/bases/$1.conf" ] ||
 		die "unknown base '$1' (known: $(all_bases | tr '\n' ' '))"
@@ -129,13 +138,24 @@ check_base() {
 
 base_conf() {
 	check_base "$1"
+	SOURCE= BASE_PATCH= IN_CHECK= CONFIG_PACKAGE= COVERAGE=
 	# shellcheck disable=SC1090
 	. "$TOOLS/bases/$1.conf"
 }
 
-# Pristine extracted tree of a base; extracted once, atomically.
+# What a base is made of: "Debian linux-source-6.1", "Debian
+# linux-source-5.10 with linux-patch-5.10-rt.patch.xz".
+base_desc() {
+	(base_conf "$1" && echo "Debian $PACKAGE${BASE_PATCH:+ with $(basename "$BASE_PATCH")}")
+}
+
+# Pristine extracted tree of a base; extracted once, atomically. A base
+# with SOURCE=B in its conf (a flavour of B: same source, another config)
+# shares the tree of base B.
 base_src() {
-	echo "$CACHE/linux-source-$1"
+	local src
+	src=$(base_conf "$1" && echo "${SOURCE:-}")
+	echo "$CACHE/linux-source-${src:-$1}"
 }
 
 # Versions of a base. PROVEN in BASE.conf is the Debian version of its
@@ -193,6 +213,10 @@ base_tree_version() {
 ensure_base() {
 	local b=$1 dst tmp tarball have found
 	base_conf "$b"
+	if [ -n "${SOURCE:-}" ]; then
+		ensure_base "$SOURCE"
+		return
+	fi
 	dst=$(base_src "$b")
 	if [ -f "$dst/Makefile" ]; then
 		found=$(base_found "$b")
@@ -216,6 +240,19 @@ ensure_base() {
 		rm -rf "$tmp"
 		die "base $b: extracting $tarball failed"
 	fi
+	# A base that is the package's source with a patch of Debian's on top
+	# (BASE_PATCH: the RT patch the package installs beside its tarball).
+	if [ -n "${BASE_PATCH:-}" ]; then
+		[ -f "$BASE_PATCH" ] || {
+			rm -rf "$tmp"
+			die "base $b: $BASE_PATCH missing (it comes with $PACKAGE; run tools/setup)"
+		}
+		if ! step "apply $(basename "$BASE_PATCH") to base $b" "$CACHE/logs/extract-$b-patch.log" \
+			sh -c 'xzcat "$1" | patch -d "$2" -p1 -F0 -s' sh "$BASE_PATCH" "$tmp/$PACKAGE"; then
+			rm -rf "$tmp"
+			die "base $b: $BASE_PATCH does not apply to $PACKAGE with --fuzz=0 (log: $CACHE/logs/extract-$b-patch.log)"
+		fi
+	fi
 	rm -rf "$dst"
 	mv "$tmp/$PACKAGE" "$dst" && rmdir "$tmp"
 	found=$(base_found "$b")
@@ -230,6 +267,26 @@ KERNEL_REPORT_RE="$KERNEL_REPORT_RE|possible circular locking|possible recursive
 KERNEL_REPORT_RE="$KERNEL_REPORT_RE|suspicious RCU usage|lock held when returning|bad unlock balance"
 KERNEL_REPORT_RE="$KERNEL_REPORT_RE|INFO: task .* blocked for more than|rcu: INFO: .* stall|self-detected stall"
 KERNEL_REPORT_RE="$KERNEL_REPORT_RE|soft lockup|hard LOCKUP|Unable to handle kernel|cut here"
+
+# config_objects SRC CONFIG: of the files named on stdin (paths in tree SRC),
+# the objects of the C files that CONFIG builds (built in or as a module),
+# one per line: what a patch touching those files must compile.
+config_objects() {
+	local src=$1 config=$2 f o d sym
+	while read -r f; do
+		case $f in *.c) ;; *) continue ;; esac
+		[ -f "$src/$f" ] || continue
+		o=$(basename "$f" .c).o
+		d=$(dirname "$f")
+		sym=$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$src/$d/Makefile" 2>/dev/null |
+			sed -n "s/^obj-\$(\(CONFIG_[A-Z0-9_]*\)).*[[:space:]=]$o\b.*/\1/p; s/^[a-z0-9_-]*-y.*[[:space:]=]$o\b.*/y/p" | head -n1)
+		case $sym in
+		y) echo "$d/$o" ;;
+		CONFIG_*) grep -qE "^$sym=[ym]" "$config" && echo "$d/$o" ;;
+		esac
+	done
+	return 0
+}
 
 # --- stacks ----------------------------------------------------------------
 
@@ -259,6 +316,16 @@ stack_bases() {
 	for f in "$REPO/$1"/patches/*/series; do
 		[ -f "$f" ] && basename "$(dirname "$f")"
 	done | sort -V
+}
+
+# The bases whose series are the stack's own: a base whose patches/BASE is
+# a symbolic link to another base's (an RT flavour taking the same patches)
+# is linted and mailed as that base.
+stack_own_bases() {
+	local b
+	for b in $(stack_bases "$1"); do
+		[ -L "$REPO/$1/patches/$b" ] || echo "$b"
+	done
 }
 
 # A base is carried when the stack has a series for it and does not list it
