@@ -100,6 +100,22 @@ fi_left() {
 	cat "$FI/times"
 }
 
+# fio_within WHAT FIO-OPTIONS...: run fio, at most 120 s; on failure, show
+# the end of its log and fail saying which: fio failed (after how long),
+# or it was stopped at 120 s.
+fio_within() {
+	what=$1
+	shift
+	t0=$(date +%s)
+	timeout 120 fio "$@" >/tmp/fio.log 2>&1
+	rc=$?
+	took=$(($(date +%s) - t0))
+	[ $rc -eq 0 ] && return 0
+	tail -n 15 /tmp/fio.log
+	[ $took -ge 120 ] && die "$what over NFS did not finish within 120 s"
+	die "$what over NFS failed after ${took} s (fio exit status $rc)"
+}
+
 # sleep_site: where nfsd thread $pid sleeps: the svc_recv() frame right
 # below schedule_timeout() in its stack, if that is where it sleeps.
 sleep_site() {
@@ -159,27 +175,22 @@ mkdir -p "$MNT/probe" || die "cannot create a directory on the export"
 # --- 1. short returns, data verified --------------------------------------
 JOB="--ioengine=psync --bs=1m --nrfiles=4 --filesize=4m --size=16m \
 --verify=crc32c --verify_fatal=1 --file_service_type=roundrobin"
+# fio does not create the directory of its files.
+mkdir "$MNT/short" || die "cannot create $MNT/short on the export"
 pids=$(nfsd_pids | tr '\n' ' ')
 [ -n "$pids" ] || die "no nfsd threads"
 # shellcheck disable=SC2086
 fi_start 100 2 $MANY $pids
 log "every second page allocation of nfsd threads ${pids}fails"
 # shellcheck disable=SC2086
-timeout 120 fio --name=short --directory="$MNT/short" --rw=write --do_verify=1 \
-	--end_fsync=1 $JOB >/tmp/fio.log 2>&1 || {
-	tail -n 15 /tmp/fio.log
-	die "fio write and verify over NFS did not pass within 120 s"
-}
+fio_within "fio write and verify" --name=short --directory="$MNT/short" \
+	--rw=write --do_verify=1 --end_fsync=1 $JOB
 sync
 echo 3 >/proc/sys/vm/drop_caches
-start=$(date +%s)
 # shellcheck disable=SC2086
-timeout 120 fio --name=short --directory="$MNT/short" --rw=write --verify_only=1 \
-	--direct=1 $JOB >/tmp/fio.log 2>&1 || {
-	tail -n 15 /tmp/fio.log
-	die "fio O_DIRECT read-back and verify over NFS did not pass within 120 s"
-}
-secs=$(($(date +%s) - start))
+fio_within "fio O_DIRECT read-back and verify" --name=short --directory="$MNT/short" \
+	--rw=write --verify_only=1 --direct=1 $JOB
+secs=$took
 fails=$((MANY - $(fi_left)))
 fi_off
 for f in "$MNT/short"/*; do
