@@ -15,12 +15,14 @@
 #    would need minutes for one request.
 # 2. No progress.  One nfsd thread, all its page allocations failing,
 #    serves a request and then cannot refill its array.  Its stack
-#    (/proc/PID/stack) must show it asleep in svc_recv() at the refill's
-#    schedule_timeout(), not at the one where it waits for requests (the
-#    two differ by their return address: svc_alloc_arg() is inlined), and
-#    it must retry at the pace of its 500 ms sleeps: at least 2 and at
-#    most 100 failures taken in 3 s, where a thread retrying without
-#    sleeping takes thousands.  Once allocations succeed, it serves again.
+#    (/proc/PID/stack, which leaves out the scheduler's own functions,
+#    schedule_timeout() among them) must show it asleep in its refill,
+#    not where it waits for requests: the two sleeps differ by the return
+#    address of the frame on top, svc_recv() (into which svc_alloc_arg()
+#    is inlined) or svc_alloc_arg() if it is not inlined.  And it must
+#    retry at the pace of its 500 ms sleeps: at least 2 and at most 100
+#    failures taken in 3 s, where a thread retrying without sleeping
+#    takes thousands.  Once allocations succeed, it serves again.
 # 3. Shutdown.  The same thread, asleep in its refill with its allocations
 #    failing, is stopped (echo 0 >/proc/fs/nfsd/threads): it must leave
 #    with -EINTR, within 10 s.
@@ -116,10 +118,14 @@ fio_within() {
 	die "$what over NFS failed after ${took} s (fio exit status $rc)"
 }
 
-# sleep_site: where nfsd thread $pid sleeps: the svc_recv() frame right
-# below schedule_timeout() in its stack, if that is where it sleeps.
+# sleep_site: where nfsd thread $pid sleeps: the frame on top of its stack
+# once scheduler functions are passed over (/proc/PID/stack leaves them
+# out on 5.10, not every kernel does), if that is one of the SUNRPC
+# server's: svc_recv(), or svc_alloc_arg() or svc_get_next_xprt() where
+# the compiler did not inline them into it.
 sleep_site() {
-	awk '/ schedule_timeout\+/ { getline; if ($2 ~ /^svc_recv\+/) print $2; exit }' \
+	awk '$2 ~ /^(__)?(freezable_)?schedule/ { next }
+		{ if ($2 ~ /^(svc_recv|svc_alloc_arg|svc_get_next_xprt)\+/) print $2; exit }' \
 		"/proc/$pid/stack" 2>/dev/null
 }
 
@@ -210,9 +216,8 @@ for _ in 1 2 3; do
 	stat "$MNT/probe" >/dev/null || die "stat over NFS failed"
 done
 sleep 1
-# Where the idle thread sleeps, waiting for requests: svc_recv(), into
-# which svc_alloc_arg() is inlined, at another call of schedule_timeout()
-# than the refill's.
+# Where the idle thread sleeps, waiting for requests: another place than
+# the refill's sleep.
 idle_site=$(sleep_site)
 [ -n "$idle_site" ] ||
 	die "cannot tell where nfsd thread $pid waits: $(tr '\n' ' ' <"/proc/$pid/stack")"
