@@ -78,6 +78,8 @@ grep -qw ext2 /proc/filesystems || skip "kernel without ext2"
 
 nfs_start "$EXPORT" "$MNT" $DISK sync
 log "exporting ext2 on $DISK: $(grep " $EXPORT " /proc/mounts)"
+# fio does not create the directory of its files.
+mkdir "$MNT/pressure" || die "cannot create $MNT/pressure on the export"
 
 # The nfsd threads into a memory cgroup with a limit.
 if ! [ -f /sys/fs/cgroup/cgroup.controllers ]; then
