@@ -12,13 +12,21 @@
 # and memcg_kmem_bypass() leaves its kernel memory uncharged.  The test
 # logs the group's memory.current and memory.events beside the page cache
 # nfsd filled, and puts nfsd under the pressure that does apply to it:
-# the guest's free memory is taken down to 96 MiB (a tmpfs filled with
-# zeros), less than the 40 MiB data set needs on the ram disk, in the
-# server's page cache and in the client's, so that page cache is
-# reclaimed while nfsd refills its request pages.  fio writes the data
-# set, reads it back over the wire with O_DIRECT and verifies every block;
-# the server's copy is compared with the client's, and /proc/vmstat must
-# show pages reclaimed meanwhile.
+# the guest's free memory, page cache dropped, is taken down to 128 MiB (a
+# tmpfs filled with zeros), less than the 48 MiB data set needs on the ram
+# disk, in the server's page cache and in the client's, so that page
+# cache is reclaimed while nfsd refills its request pages.
+#
+# Neither the tmpfs (no swap) nor the ram disk can be reclaimed, and
+# KASAN's quarantine may hold up to 1/32 of the guest's memory (32 MiB of
+# 1 GiB) of freed objects: what is left has to cover the data set on the
+# ram disk, the quarantine and the kernel's own needs with room to spare,
+# or the guest runs out of memory instead of reclaiming page cache.  The
+# test fails if the OOM killer ran.
+#
+# fio writes the data set, reads it back over the wire with O_DIRECT and
+# verifies every block; the server's copy is compared with the client's,
+# and /proc/vmstat must show pages reclaimed meanwhile.
 #
 # Exit 0 pass, 1 fail, 77 skip (no NFS tools, no nfsd, no ram disk).
 
@@ -28,8 +36,8 @@ DISK=/dev/ram0
 HOG=/mnt/hog
 CG=
 # Free memory left, in MiB, and the data set, in 4 MiB files
-LEFT=96
-FILES=10
+LEFT=128
+FILES=12
 
 log() { echo "nfs-memory-pressure: $*"; }
 
@@ -66,6 +74,11 @@ meminfo() {
 	awk -v k="$1:" '$1 == k { print int($2 / 1024) }' /proc/meminfo
 }
 
+# oom_kills: how often the OOM killer ran since the data set was started.
+oom_kills() {
+	echo $(($(vmstat oom_kill) - oom))
+}
+
 # shellcheck source=SCRIPTDIR/../lib/nfs-server.sh
 . /usr/share/kstacks/sunrpc-user/nfs-server.sh || skip "no nfs-server.sh helper"
 for b in fio rpc.nfsd rpc.mountd exportfs mke2fs; do
@@ -78,6 +91,8 @@ grep -qw ext2 /proc/filesystems || skip "kernel without ext2"
 
 nfs_start "$EXPORT" "$MNT" $DISK sync
 log "exporting ext2 on $DISK: $(grep " $EXPORT " /proc/mounts)"
+# fio does not create the directory of its files.
+mkdir "$MNT/pressure" || die "cannot create $MNT/pressure on the export"
 
 # The nfsd threads into a memory cgroup with a limit.
 if ! [ -f /sys/fs/cgroup/cgroup.controllers ]; then
@@ -97,7 +112,10 @@ for p in $pids; do
 done
 log "nfsd threads ${pids}in $CG (memory.high 16M, memory.max 32M)"
 
-# Leave LEFT MiB of free memory.
+# Leave LEFT MiB of free memory, with no page cache of earlier tests left
+# to reclaim instead.
+sync
+echo 3 >/proc/sys/vm/drop_caches
 free=$(meminfo MemFree)
 hog=$((free - LEFT))
 if [ $hog -gt 0 ]; then
@@ -110,6 +128,7 @@ log "free memory: $free MiB, $hog MiB taken, $(meminfo MemFree) MiB left"
 
 JOB="--ioengine=psync --bs=256k --nrfiles=$FILES --filesize=4m \
 --size=$((FILES * 4))m --verify=crc32c --verify_fatal=1 --file_service_type=roundrobin"
+oom=$(vmstat oom_kill)
 steal=$(($(vmstat pgsteal_kswapd) + $(vmstat pgsteal_direct)))
 stall=$(($(vmstat allocstall_dma32) + $(vmstat allocstall_normal) + $(vmstat allocstall_movable)))
 cached=$(meminfo Cached)
@@ -117,7 +136,7 @@ cached=$(meminfo Cached)
 fio --name=pressure --directory="$MNT/pressure" --rw=write --do_verify=1 \
 	--end_fsync=1 $JOB >/tmp/fio.log 2>&1 || {
 	tail -n 15 /tmp/fio.log
-	die "fio write and verify over NFS under memory pressure"
+	die "fio write and verify over NFS under memory pressure (OOM kills: $(oom_kills))"
 }
 grown=$(($(meminfo Cached) - cached))
 current=$(cat $CG/memory.current)
@@ -127,10 +146,12 @@ echo 3 >/proc/sys/vm/drop_caches
 fio --name=pressure --directory="$MNT/pressure" --rw=write --verify_only=1 \
 	--direct=1 $JOB >/tmp/fio.log 2>&1 || {
 	tail -n 15 /tmp/fio.log
-	die "fio O_DIRECT read-back and verify over NFS under memory pressure"
+	die "fio O_DIRECT read-back and verify over NFS under memory pressure (OOM kills: $(oom_kills))"
 }
 steal=$(($(vmstat pgsteal_kswapd) + $(vmstat pgsteal_direct) - steal))
 stall=$(($(vmstat allocstall_dma32) + $(vmstat allocstall_normal) + $(vmstat allocstall_movable) - stall))
+[ "$(oom_kills)" -eq 0 ] ||
+	die "the OOM killer ran $(oom_kills) times: the guest ran out of memory, not just page cache"
 n=0
 for f in "$MNT/pressure"/*; do
 	cmp "$f" "$EXPORT/pressure/$(basename "$f")" || die "server and client copies of $f differ"
@@ -140,7 +161,7 @@ done
 for p in $pids; do
 	[ -d "/proc/$p" ] || die "nfsd thread $p is gone"
 done
-log "$((FILES * 4)) MiB verified; $steal pages reclaimed, $stall direct reclaim stalls"
+log "$((FILES * 4)) MiB verified; $steal pages reclaimed, $stall direct reclaim stalls; now free $(meminfo MemFree) MiB, page cache $(meminfo Cached) MiB, slab $(meminfo Slab) MiB"
 log "nfsd's group: memory.current $current bytes while the page cache grew by $grown MiB; events: $(tr '\n' ' ' <$CG/memory.events)"
 [ "$steal" -gt 0 ] || die "no page was reclaimed: the data set did not put the guest under pressure"
 
