@@ -21,11 +21,25 @@
 static char block_state[256];
 static uint64_t pfn_lo, pfn_hi;
 
+/*
+ * Give the block back to the kernel zone.  Offlining fails while pages of
+ * the test are still on their way out (per-cpu lists, page cache): retry,
+ * since a block left in ZONE_MOVABLE would take the huge pages of later
+ * tests, which a longterm pin then refuses.
+ */
 static void restore_block(void)
 {
+	int i;
+
 	if (!block_state[0])
 		return;
-	if (write_str(block_state, "offline"))
+	for (i = 0; i < 50; i++) {
+		if (!write_str(block_state, "offline"))
+			break;
+		write_str("/proc/sys/vm/drop_caches", "3");
+		usleep(100000);
+	}
+	if (i == 50)
 		t_log("cannot offline the block again: %s", strerror(errno));
 	if (write_str(block_state, "online_kernel") &&
 	    write_str(block_state, "online"))
