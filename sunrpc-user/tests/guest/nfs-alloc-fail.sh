@@ -171,11 +171,7 @@ enter_refill() {
 
 # shellcheck source=SCRIPTDIR/../lib/nfs-server.sh
 . /usr/share/kstacks/sunrpc-user/nfs-server.sh || skip "no nfs-server.sh helper"
-for b in fio rpc.nfsd rpc.mountd exportfs; do
-	command -v "$b" >/dev/null || skip "$b is not in the guest"
-done
-grep -qw nfsd /proc/filesystems || skip "kernel without nfsd"
-grep -qw nfs4 /proc/filesystems || skip "kernel without the NFSv4 client"
+nfs_require
 grep -q " $DBG debugfs " /proc/mounts || mount -t debugfs debugfs $DBG 2>/dev/null
 [ -f "$FI/probability" ] ||
 	skip "no fail_page_alloc in debugfs (CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS)"

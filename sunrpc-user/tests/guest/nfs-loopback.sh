@@ -20,12 +20,7 @@ log() { echo "nfs-loopback: $*"; }
 
 cleanup() {
 	cd /
-	[ -n "$CG" ] && [ -d "$CG" ] && {
-		while read -r p; do
-			echo "$p" >/sys/fs/cgroup/cgroup.procs 2>/dev/null
-		done <"$CG/cgroup.procs"
-		rmdir "$CG" 2>/dev/null
-	}
+	cgroup_release "$CG"
 	nfs_stop "$EXPORT" "$MNT"
 }
 
@@ -43,11 +38,7 @@ skip() {
 
 # shellcheck source=SCRIPTDIR/../lib/nfs-server.sh
 . /usr/share/kstacks/sunrpc-user/nfs-server.sh || skip "no nfs-server.sh helper"
-for b in fio rpc.nfsd rpc.mountd exportfs; do
-	command -v "$b" >/dev/null || skip "$b is not in the guest"
-done
-grep -qw nfsd /proc/filesystems || skip "kernel without nfsd"
-grep -qw nfs4 /proc/filesystems || skip "kernel without the NFSv4 client"
+nfs_require
 
 nfs_start "$EXPORT" "$MNT" 400m sync
 log "nfsd versions: $(cat /proc/fs/nfsd/versions) threads: $(cat /proc/fs/nfsd/threads)"

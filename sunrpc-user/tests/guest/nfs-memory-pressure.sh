@@ -45,12 +45,7 @@ cleanup() {
 	cd /
 	rm -f "$HOG/fill"
 	umount "$HOG" 2>/dev/null
-	if [ -n "$CG" ] && [ -d "$CG" ]; then
-		while read -r p; do
-			echo "$p" >/sys/fs/cgroup/cgroup.procs 2>/dev/null
-		done <"$CG/cgroup.procs"
-		rmdir "$CG" 2>/dev/null
-	fi
+	cgroup_release "$CG"
 	nfs_stop "$EXPORT" "$MNT"
 }
 

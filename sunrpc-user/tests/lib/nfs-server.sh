@@ -75,3 +75,27 @@ nfsd_pids() {
 	done
 	return 0
 }
+
+# nfs_require: skip (the caller's skip) unless the guest has what an NFS
+# test over loopback needs: fio, the server's programs, nfsd and the NFSv4
+# client.
+nfs_require() {
+	local b
+	for b in fio rpc.nfsd rpc.mountd exportfs; do
+		command -v "$b" >/dev/null || skip "$b is not in the guest"
+	done
+	grep -qw nfsd /proc/filesystems || skip "kernel without nfsd"
+	grep -qw nfs4 /proc/filesystems || skip "kernel without the NFSv4 client"
+}
+
+# cgroup_release CG: move the tasks of memory cgroup CG back to the root
+# group and remove it (nothing when CG is empty or gone).
+cgroup_release() {
+	local p
+	[ -n "$1" ] && [ -d "$1" ] || return 0
+	while read -r p; do
+		echo "$p" >/sys/fs/cgroup/cgroup.procs 2>/dev/null
+	done <"$1/cgroup.procs"
+	rmdir "$1" 2>/dev/null
+	return 0
+}
