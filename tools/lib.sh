@@ -138,7 +138,7 @@ check_base() {
 
 base_conf() {
 	check_base "$1"
-	SOURCE= BASE_PATCH= IN_CHECK= CONFIG_PACKAGE= COVERAGE=
+	SOURCE= BASE_PATCH= IN_CHECK= CONFIG_PACKAGE= COVERAGE= FETCH= MAINLINE= LIST=
 	# shellcheck disable=SC1090
 	. "$TOOLS/bases/$1.conf"
 }
@@ -165,6 +165,10 @@ base_proven() { (base_conf "$1" && echo "${PROVEN:-}"); }
 base_found() {
 	(
 		base_conf "$1"
+		if [ "${FETCH:-}" = yes ]; then
+			cat "$(base_src "$1").version" 2>/dev/null
+			exit 0
+		fi
 		dpkg-query -W -f='${db:Status-Status} ${Version}\n' "$PACKAGE" 2>/dev/null |
 			sed -n 's/^installed //p'
 	)
@@ -218,6 +222,14 @@ ensure_base() {
 		return
 	fi
 	dst=$(base_src "$b")
+	# A base Debian builds for a newer release than this machine's
+	# (FETCH=yes): its package is downloaded and unpacked, never installed
+	# (installing would drag in that release's dependencies).
+	if [ "${FETCH:-}" = yes ]; then
+		[ -f "$dst/Makefile" ] && return 0
+		fetch_base "$b"
+		return
+	fi
 	if [ -f "$dst/Makefile" ]; then
 		found=$(base_found "$b")
 		have=$(base_tree_version "$b")
@@ -257,6 +269,41 @@ ensure_base() {
 	mv "$tmp/$PACKAGE" "$dst" && rmdir "$tmp"
 	found=$(base_found "$b")
 	echo "${found:-unknown}" >"$dst.version"
+}
+
+# fetch_base B: the tree of a FETCH=yes base, from tools/fetch-source (the
+# version the stacks were proven on when Debian still serves it, else the
+# newest), copied to the base's place in the cache.
+fetch_base() {
+	local b=$1 tree tmp dst
+	dst=$(base_src "$b")
+	tree=$("$TOOLS/fetch-source" "$PACKAGE${PROVEN:+=$PROVEN}" 2>/dev/null | tail -n1) ||
+		tree=$("$TOOLS/fetch-source" "$PACKAGE" | tail -n1) ||
+		die "base $b: cannot download Debian package $PACKAGE ($SUITE)"
+	[ -f "$tree/Makefile" ] || die "base $b: no kernel tree from tools/fetch-source $PACKAGE"
+	tmp=$(mktemp -d "$CACHE/.extract-$b.XXXXXX")
+	step "copy $(basename "$tree") to base $b" "$CACHE/logs/extract-$b.log" cp -a "$tree" "$tmp/tree" || {
+		rm -rf "$tmp"
+		die "base $b: copying $tree failed"
+	}
+	rm -rf "$dst"
+	mv "$tmp/tree" "$dst" && rmdir "$tmp"
+	cp "$tree.version" "$dst.version" 2>/dev/null || echo unknown >"$dst.version"
+}
+
+# base_config_dir B: where Debian's configs of base B are (config.FLAVOUR.xz
+# files of its CONFIG_PACKAGE): installed in /usr/src, or for a FETCH=yes
+# base downloaded and unpacked by tools/fetch-source.
+base_config_dir() {
+	(
+		base_conf "$1"
+		[ -n "${CONFIG_PACKAGE:-}" ] || exit 0
+		if [ "${FETCH:-}" = yes ]; then
+			"$TOOLS/fetch-source" "$CONFIG_PACKAGE" | tail -n1
+		else
+			echo "/usr/src/$CONFIG_PACKAGE"
+		fi
+	)
 }
 
 # The first lines of kernel reports that fail a run, as liburing's runtests
@@ -304,7 +351,7 @@ check_stack() {
 
 stack_var() {
 	(
-		VERSION= DEPENDS= SUMMARY= UPSTREAM= UPSTREAM_PROBE= LATER= PENDING= KUNIT_SUITES= QEMU_NEEDS= BOOT_ARGS= TEST_MEM= UPSTREAM_TESTS= UPSTREAM_BENCH= SUITES= SEPARATE_TESTS=
+		VERSION= DEPENDS= SUMMARY= UPSTREAM= UPSTREAM_PROBE= LATER= PENDING= KUNIT_SUITES= QEMU_NEEDS= BOOT_ARGS= TEST_MEM= UPSTREAM_TESTS= UPSTREAM_BENCH= SUITES= SEPARATE_TESTS= BENCH_BY=
 		# shellcheck disable=SC1090
 		. "$REPO/$1/STACK"
 		eval "echo \"\$$2\""
