@@ -411,10 +411,14 @@ stack_deps_first() {
 # on upstream's own implementation too. Their Kconfig fragment goes into
 # every kernel of BASE, their guest tests into its cell and their
 # benchmarks into its runs; none of their patches are applied.
+# upstream_test_stacks BASE [STACK...]: those stacks, but for the STACKs
+# given (a cell's own stacks, whose tests run anyway).
 upstream_test_stacks() {
-	local s
+	local s base=$1
+	shift
 	for s in $(all_stacks); do
-		case " $(stack_var "$s" UPSTREAM_TESTS) " in *" $1 "*) echo "$s" ;; esac
+		case " $* " in *" $s "*) continue ;; esac
+		case " $(stack_var "$s" UPSTREAM_TESTS) " in *" $base "*) echo "$s" ;; esac
 	done
 }
 
