@@ -49,6 +49,9 @@ static void moved_thp(struct io_uring *ring, int fd, int tfd)
 	thp_map(src, 2 * HPAGE, src, 2 * HPAGE);
 	if (thp_pages(src, 2 * HPAGE) != 2 * HPAGE / SMALL_PAGE)
 		t_skip("%s: the memory is not in THPs", what);
+	/* keep khugepaged from collapsing the moved range into a new THP */
+	if (madvise(src, 2 * HPAGE, MADV_NOHUGEPAGE))
+		t_fail("%s: MADV_NOHUGEPAGE: %s", what, strerror(errno));
 	dst = reserve_aligned(0, 3 * HPAGE) + SMALL_PAGE;
 	if (mremap(src, 2 * HPAGE, 2 * HPAGE, MREMAP_MAYMOVE | MREMAP_FIXED,
 		   dst) != dst)
