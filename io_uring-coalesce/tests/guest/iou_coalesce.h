@@ -207,6 +207,21 @@ static inline uint8_t *huge_alloc(size_t n)
 }
 
 /*
+ * @len bytes of anonymous memory in small pages (MADV_NOHUGEPAGE), not
+ * faulted in yet.
+ */
+static inline uint8_t *small_alloc(size_t len)
+{
+	uint8_t *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		t_fail("mmap of %zu bytes: %s", len, strerror(errno));
+	madvise(p, len, MADV_NOHUGEPAGE);
+	return p;
+}
+
+/*
  * Reserve @len bytes of address space with a 2 MiB aligned address at
  * @lead bytes into it; returns that aligned address.
  */

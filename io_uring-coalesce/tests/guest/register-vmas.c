@@ -48,35 +48,37 @@ static void expect_register(struct io_uring *ring, void *addr, size_t len,
 	expect_pin(pin0, 0, what);
 }
 
+/* Register @len bytes at @addr, verify every byte through it, unregister. */
+static void register_verify(struct io_uring *ring, int fd, uint8_t *addr,
+			    size_t len, uint32_t seed, const char *what)
+{
+	struct iovec iov = { .iov_base = addr, .iov_len = len };
+	int ret;
+
+	ret = io_uring_register_buffers(ring, &iov, 1);
+	if (ret)
+		t_fail("register %s: %s", what, strerror(-ret));
+	verify_buffer(ring, fd, 0, addr, len, 0, seed, what);
+	ret = io_uring_unregister_buffers(ring);
+	if (ret)
+		t_fail("%s: unregister: %s", what, strerror(-ret));
+}
+
 static void partly_faulted(struct io_uring *ring, int fd)
 {
 	size_t len = 3 * PART;
-	struct iovec iov;
 	volatile uint8_t sink;
 	uint8_t *a;
 	size_t i;
-	int ret;
 
-	a = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (a == MAP_FAILED)
-		t_fail("mmap: %s", strerror(errno));
-	madvise(a, len, MADV_NOHUGEPAGE);
+	a = small_alloc(len);
 	memset(a, 0x11, PART);
 	for (i = PART; i < 2 * PART; i += SMALL_PAGE)
 		sink = a[i];
 	(void)sink;
 
-	iov.iov_base = a + SECTOR;
-	iov.iov_len = len - 2 * SECTOR;
-	ret = io_uring_register_buffers(ring, &iov, 1);
-	if (ret)
-		t_fail("register partly faulted buffer: %s", strerror(-ret));
-	verify_buffer(ring, fd, 0, iov.iov_base, iov.iov_len, 0, 41,
-		      "partly faulted buffer");
-	ret = io_uring_unregister_buffers(ring);
-	if (ret)
-		t_fail("unregister: %s", strerror(-ret));
+	register_verify(ring, fd, a + SECTOR, len - 2 * SECTOR, 41,
+			"partly faulted buffer");
 	munmap(a, len);
 }
 
@@ -84,10 +86,7 @@ static void faulted_then_hole(struct io_uring *ring)
 {
 	uint8_t *a;
 
-	a = mmap(NULL, 2 * PART, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (a == MAP_FAILED)
-		t_fail("mmap: %s", strerror(errno));
+	a = small_alloc(2 * PART);
 	memset(a, 0x44, PART);
 	if (mprotect(a + PART, PART, PROT_NONE))
 		t_fail("mprotect: %s", strerror(errno));
@@ -125,9 +124,7 @@ static uint8_t *map_at(uint8_t *addr, size_t len, int mfd, off_t off)
 static void file_rules(struct io_uring *ring, int fd)
 {
 	int m1 = memfd_of(2 * PART), m2 = memfd_of(PART);
-	struct iovec iov;
 	uint8_t *a;
-	int ret;
 
 	a = mmap(NULL, 2 * PART, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 		 -1, 0);
@@ -137,16 +134,8 @@ static void file_rules(struct io_uring *ring, int fd)
 	/* one file in two VMAs, the second half of the file first */
 	map_at(a, PART, m1, PART);
 	map_at(a + PART, PART, m1, 0);
-	iov.iov_base = a + 3 * SECTOR;
-	iov.iov_len = 2 * PART - 5 * SECTOR;
-	ret = io_uring_register_buffers(ring, &iov, 1);
-	if (ret)
-		t_fail("register one memfd in two VMAs: %s", strerror(-ret));
-	verify_buffer(ring, fd, 0, iov.iov_base, iov.iov_len, 0, 42,
-		      "one memfd in two VMAs");
-	ret = io_uring_unregister_buffers(ring);
-	if (ret)
-		t_fail("unregister: %s", strerror(-ret));
+	register_verify(ring, fd, a + 3 * SECTOR, 2 * PART - 5 * SECTOR, 42,
+			"one memfd in two VMAs");
 
 	/* anonymous memory, then a memfd */
 	map_at(a, PART, -1, 0);

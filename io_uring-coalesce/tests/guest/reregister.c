@@ -53,11 +53,7 @@ int main(void)
 	fd = nvme_open(64UL << 20);
 	free0 = hugepages_setup(NR_HP);
 	hp = huge_alloc(NR_HP);
-	small = mmap(NULL, SMALL_LEN, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (small == MAP_FAILED)
-		t_fail("mmap: %s", strerror(errno));
-	madvise(small, SMALL_LEN, MADV_NOHUGEPAGE);
+	small = small_alloc(SMALL_LEN);
 	memset(small, 1, SMALL_LEN);
 	ring_init(&ring);
 	pin0 = vm_pin_kb();
