@@ -10,6 +10,10 @@ OUT=${KSTACKS_OUT:-$REPO/out}
 jobs_given=${JOBS:+1}
 JOBS=${JOBS:-$(nproc)}
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+# Where the guest's part of a console log begins (ERE): the kernel's "Run
+# /init" line (kernel messages on the serial line can cut the init's own
+# marker), or that marker; it ends at kstacks-tests-end.
+GUEST_BEGIN='Run /init as init process|kstacks-tests-begin'
 export CCACHE_BASEDIR=$CACHE
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
 export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
