@@ -2,9 +2,14 @@
 #
 #   make run                 setup, then the main job: apply, build, boot, test,
 #                            summary table (+ out/summary.json)
-#   make check               the test command (unit tier + kernel tier)
-#   make check-unit          the fast tier: no kernel build
+#   make check               the test command, what CI runs on every submission:
+#                            unit tier, build coverage under each base's main
+#                            config, the kernel tier's cells (IN_CHECK), proofs
+#   make check-unit          the fast tier: no kernel object compiled
 #   make check STACK=core BASE=6.1   one stack on one base
+#   make matrix [BASE=6.1]   the full tier: every base (or one), build coverage
+#                            under all its configs and its cell; records the
+#                            proof of a base that passed (proofs/BASE)
 #   make apply BASE=6.1 [STACK=core] [TREE=/your/linux]
 #   make build BASE=6.1 [STACK=core] [FLAVOUR=debug|lean]
 #   make shell BASE=6.1 [STACK=core] [FLAVOUR=debug|lean]
@@ -30,7 +35,7 @@ TO ?=
 
 sel = $(if $(STACK),--stack $(STACK)) $(if $(BASE),--base "$(BASE)")
 
-.PHONY: all run setup check check-unit bench series suite apply build shell drift refresh vanilla-check coverage clean need-base
+.PHONY: all run setup check check-unit matrix bench series suite apply build shell drift refresh vanilla-check coverage clean need-base
 
 all: check
 
@@ -45,6 +50,9 @@ check:
 
 check-unit:
 	tools/check --unit $(sel)
+
+matrix:
+	tools/check --matrix $(sel)
 
 bench:
 	tools/bench $(sel) $(if $(REPEAT),--repeat $(REPEAT))

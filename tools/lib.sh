@@ -65,6 +65,43 @@ step() {
 	return $rc
 }
 
+# --- a pool of steps ---------------------------------------------------------
+# pool_add DESC LOG CMD...: as step, but in the background, at most $JOBS at
+# a time (it waits for one to end before starting another); one line when it
+# starts and one when it ends, with its time and log. pool_wait waits for
+# all of them and fails when one did. The records a step writes are
+# collected after pool_wait, in a fixed order, not in the order they end.
+POOL_PIDS=()
+pool_add() {
+	local desc=$1 log=$2
+	shift 2
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		wait -n
+	done
+	mkdir -p "$(dirname "$log")"
+	echo "[$(date +%H:%M:%S)] $desc (log: $log)"
+	(
+		t0=$(now)
+		"$@" >"$log" 2>&1
+		rc=$?
+		if [ $rc -eq 0 ]; then
+			echo "           done: $desc in $(hms $(($(now) - t0)))"
+		else
+			echo "           FAILED: $desc after $(hms $(($(now) - t0))) (exit $rc, log: $log)"
+		fi
+		exit $rc
+	) &
+	POOL_PIDS+=($!)
+}
+pool_wait() {
+	local p rc=0
+	for p in "${POOL_PIDS[@]}"; do
+		wait "$p" || rc=1
+	done
+	POOL_PIDS=()
+	return $rc
+}
+
 # --- compile farm ----------------------------------------------------------
 # KSTACKS_DISTCC_HOSTS names the distccd hosts of a compile farm, in distcc's
 # own syntax: "HOST[:PORT][/LIMIT][,lzo] ..." (port 3632 and limit 4 when not
@@ -126,13 +163,32 @@ all_bases() {
 	done | sort -V
 }
 
-# The bases a run without BASE= takes: all but those whose conf says
-# IN_CHECK=no (flavours whose cells are run by name).
+# IN_CHECK in a base's conf: whether a plain make check runs a cell of the
+# base. "no": not (make check BASE=B and make matrix run its cell); a list
+# of stacks: a cell of those only (what fits CI; make matrix runs the
+# base's full cell); not set: the full cell.
+# The bases a run without BASE= takes: all but those with IN_CHECK=no.
 default_bases() {
 	local b
 	for b in $(all_bases); do
 		[ "$(base_conf "$b" && echo "$IN_CHECK")" = no ] || echo "$b"
 	done
+}
+# The LTS bases: neither a flavour of another base (SOURCE, BASE_PATCH) nor
+# the mainline base. make run and make bench take these when no BASE= is
+# given.
+lts_bases() {
+	local b
+	for b in $(all_bases); do
+		(base_conf "$b" && [ -z "$SOURCE$BASE_PATCH" ] && [ "$MAINLINE" != yes ]) && echo "$b"
+	done
+	return 0
+}
+# in_check_stacks B: the stacks IN_CHECK names for base B, if it names any.
+in_check_stacks() {
+	local v
+	v=$(base_conf "$1" && echo "$IN_CHECK")
+	case $v in "" | no | yes) ;; *) echo "$v" ;; esac
 }
 
 check_base() {
@@ -145,6 +201,13 @@ base_conf() {
 	SOURCE= BASE_PATCH= IN_CHECK= CONFIG_PACKAGE= COVERAGE= FETCH= MAINLINE= LIST=
 	# shellcheck disable=SC1090
 	. "$TOOLS/bases/$1.conf"
+}
+
+# The main config of a base: the first of COVERAGE in its conf (Debian's
+# amd64 flavour, rt-amd64 for an RT flavour). make check compiles every
+# prefix under it; make matrix under all of COVERAGE.
+base_main_config() {
+	(base_conf "$1" && set -- ${COVERAGE:-} && echo "${1:-}")
 }
 
 # What a base is made of: "Debian linux-source-6.1", "Debian
@@ -240,21 +303,46 @@ ensure_base() {
 		[ -z "$found" ] || [ "$have" = "$found" ] && return 0
 		echo "$prog: base $b: the extracted tree is ${have:-Linux $(tree_kernel_version "$dst")}, $PACKAGE $found is installed: extracting that" >&2
 	fi
-	tarball=/usr/src/$PACKAGE.tar.xz
-	if [ ! -f "$tarball" ]; then
-		if [ "$(id -u)" -eq 0 ]; then
-			apt-get install -y -q "$PACKAGE" >/dev/null 2>&1 ||
-				die "base $b: cannot obtain Debian package $PACKAGE from suite $SUITE (run tools/setup)"
-		fi
-		[ -f "$tarball" ] ||
-			die "base $b: $tarball missing: Debian package $PACKAGE ($SUITE) is not installed (run tools/setup)"
+	# A flavour that is the package's tree with a patch of Debian's on top
+	# (an RT flavour) starts from the plain base's extracted tree, hard
+	# links (patch writes new files, never through a link), not from the
+	# tarball a second time.
+	local from= o pkg=$PACKAGE
+	if [ -n "${BASE_PATCH:-}" ]; then
+		for o in $(all_bases); do
+			[ "$o" != "$b" ] || continue
+			(base_conf "$o" && [ "$PACKAGE" = "$pkg" ] && [ -z "$BASE_PATCH$SOURCE$FETCH" ]) || continue
+			from=$o
+			break
+		done
 	fi
 	mkdir -p "$CACHE"
-	tmp=$(mktemp -d "$CACHE/.extract-$b.XXXXXX")
-	if ! step "extract base $b" "$CACHE/logs/extract-$b.log" \
-		tar -C "$tmp" -xJf "$tarball"; then
-		rm -rf "$tmp"
-		die "base $b: extracting $tarball failed"
+	if [ -n "$from" ]; then
+		ensure_base "$from"
+		base_conf "$b"
+		tmp=$(mktemp -d "$CACHE/.extract-$b.XXXXXX")
+		mkdir "$tmp/$PACKAGE"
+		if ! step "copy base $from to base $b (hard links)" "$CACHE/logs/extract-$b.log" \
+			cp -al "$(base_src "$from")/." "$tmp/$PACKAGE/"; then
+			rm -rf "$tmp"
+			die "base $b: copying the tree of base $from failed"
+		fi
+	else
+		tarball=/usr/src/$PACKAGE.tar.xz
+		if [ ! -f "$tarball" ]; then
+			if [ "$(id -u)" -eq 0 ]; then
+				apt-get install -y -q "$PACKAGE" >/dev/null 2>&1 ||
+					die "base $b: cannot obtain Debian package $PACKAGE from suite $SUITE (run tools/setup)"
+			fi
+			[ -f "$tarball" ] ||
+				die "base $b: $tarball missing: Debian package $PACKAGE ($SUITE) is not installed (run tools/setup)"
+		fi
+		tmp=$(mktemp -d "$CACHE/.extract-$b.XXXXXX")
+		if ! step "extract base $b" "$CACHE/logs/extract-$b.log" \
+			tar -C "$tmp" -xJf "$tarball"; then
+			rm -rf "$tmp"
+			die "base $b: extracting $tarball failed"
+		fi
 	fi
 	# A base that is the package's source with a patch of Debian's on top
 	# (BASE_PATCH: the RT patch the package installs beside its tarball).
@@ -286,7 +374,9 @@ fetch_base() {
 		die "base $b: cannot download Debian package $PACKAGE ($SUITE)"
 	[ -f "$tree/Makefile" ] || die "base $b: no kernel tree from tools/fetch-source $PACKAGE"
 	tmp=$(mktemp -d "$CACHE/.extract-$b.XXXXXX")
-	step "copy $(basename "$tree") to base $b" "$CACHE/logs/extract-$b.log" cp -a "$tree" "$tmp/tree" || {
+	# Hard links: the fetched tree stays where tools/fetch-source keeps
+	# it, and the base's tree is not a second copy of it.
+	step "link $(basename "$tree") as base $b" "$CACHE/logs/extract-$b.log" cp -al "$tree" "$tmp/tree" || {
 		rm -rf "$tmp"
 		die "base $b: copying $tree failed"
 	}
@@ -464,6 +554,88 @@ stack_patches() {
 	done
 }
 
+# --- proofs of the cells ------------------------------------------------------
+# A base's proof (proofs/BASE, written by make matrix) records its last full
+# run: the build coverage under all its configs and its cell, passed with
+# every stack it carries. It names what that run was made of: the inputs
+# below. make check fails a base whose inputs are no longer those, and make
+# series will not mail a series of such a base.
+
+# base_stacks B: the stacks base B carries, with what they depend on.
+base_stacks() {
+	local s set
+	set=$(for s in $(all_stacks); do stack_supports "$s" "$1" && echo "$s"; done)
+	[ -z "$set" ] || stack_closure $set
+}
+
+# cell_inputs B: what the full run of base B is made of, one "SHA1  WHAT"
+# line each, sorted by WHAT: the code of the patches of the stacks it
+# carries (their diffs: a reworded commit message proves nothing anew) and
+# their series files; the guest
+# tests, test modules, shell helpers and Kconfig fragments of those stacks
+# and of the stacks whose tests run on the base's upstream code
+# (UPSTREAM_TESTS), and their STACK settings a cell reads; the base's
+# package, proven version and configs; the common and debug config
+# fragments. Not the workbench's tools: make check's own cell and
+# self-tests prove those on every run.
+cell_inputs() {
+	local b=$1 set s p v f
+	set=$(base_stacks "$b")
+	[ -n "$set" ] || return 0
+	{
+		for s in $set; do
+			for p in $(stack_patches "$s" "$b"); do
+				printf '%s  %s\n' "$(patch_code_sum "$p")" "${p#"$REPO"/}"
+			done
+			f=$s/patches/$b/series
+			printf '%s  %s\n' "$(sha1sum <"$REPO/$f" | cut -c1-40)" "$f"
+		done
+		for s in $set $(upstream_test_stacks "$b" $set); do
+			(
+				cd "$REPO" || exit 1
+				[ -d "$s/tests" ] && find "$s/tests" -path "$s/tests/unit" -prune -o -type f -print
+				ls "$s/kconfig" "$s/kconfig.$b" 2>/dev/null
+			) | sort | while read -r f; do
+				printf '%s  %s\n' "$(sha1sum <"$REPO/$f" | cut -c1-40)" "$f"
+			done
+			for v in DEPENDS KUNIT_SUITES QEMU_NEEDS ALT_NEEDS BOOT_ARGS TEST_MEM SEPARATE_TESTS UPSTREAM_TESTS; do
+				printf '%s  %s\n' "$(stack_var "$s" "$v" | sha1sum | cut -c1-40)" "$s/STACK $v"
+			done
+		done
+		for v in PACKAGE PROVEN BASE_PATCH SOURCE COVERAGE; do
+			printf '%s  %s\n' "$(base_conf "$b" && eval "echo \"\${$v:-}\"" | sha1sum | cut -c1-40)" "tools/bases/$b.conf $v"
+		done
+		for f in tools/config/common.config tools/config/debug.config "tools/bases/$b.config" "tools/bases/$b.problems"; do
+			[ -f "$REPO/$f" ] && printf '%s  %s\n' "$(sha1sum <"$REPO/$f" | cut -c1-40)" "$f"
+		done
+	} | sort -k2
+}
+
+# cell_key B: one sum of those inputs.
+cell_key() {
+	cell_inputs "$1" | sha1sum | cut -c1-16
+}
+
+# proof_field B NAME: a field of base B's proof ("NAME<TAB>value" lines).
+proof_field() {
+	awk -F'\t' -v n="$2" '$1 == n { print $2; exit }' "$REPO/proofs/$1" 2>/dev/null
+}
+
+# proof_problem B: nothing when base B's proof is of its current inputs;
+# otherwise why not, in one line.
+proof_problem() {
+	local b=$1 f=$REPO/proofs/$1 changed
+	[ -n "$(base_stacks "$b")" ] || return 0
+	if [ ! -f "$f" ]; then
+		echo "base $b has no proof: run make matrix BASE=$b and commit proofs/$b"
+		return 0
+	fi
+	[ "$(proof_field "$b" key)" = "$(cell_key "$b")" ] && return 0
+	changed=$(diff <(sed -n '/^inputs$/,$p' "$f" | tail -n +2) <(cell_inputs "$b") |
+		sed -n 's/^[<>] [0-9a-f]*  //p' | sort -u | head -n 4 | paste -sd, - | sed 's/,/, /g')
+	echo "base $b changed since its proof of $(proof_field "$b" date) (${changed:-its inputs}): run make matrix BASE=$b and commit proofs/$b"
+}
+
 # --- provenance of stored patches -------------------------------------------
 # Every stored patch says where it stands upstream, in the header lines a
 # distribution maintainer knows from SUSE's kernel trees, right after its
@@ -501,6 +673,12 @@ patch_sum() {
 		/^(Patch-mainline|References):/ { skip = 1; next }
 		/^[ \t]/ && skip { next }
 		{ skip = 0; print }' "$1" | sha1sum | cut -d' ' -f1
+}
+
+# patch_code_sum FILE: sha1 of the diff of a stored patch, from its first
+# "diff --git" or "--- " file line on: what a kernel built with it is made of.
+patch_code_sum() {
+	awk '/^(diff --git |--- (a\/|\/dev\/null))/ { on = 1 } on' "$1" | sha1sum | cut -d' ' -f1
 }
 
 # stack_source STACK BASE: what a series records as the patches it was made
