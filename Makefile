@@ -61,13 +61,13 @@ series:
 	tools/series $(sel)
 
 suite: need-base
-	@test -n "$(STACK)" || { echo "make: STACK= is required"; exit 1; }
+	$(if $(STACK),,$(error STACK= is required (one of: $(shell ls */STACK | cut -d/ -f1 | xargs))))
 	tools/suite --vanilla $(BASE) $(STACK)
 	tools/suite $(BASE) $(STACK)
 	tools/suite --compare $(BASE) $(STACK)
 
 need-base:
-	@test -n "$(BASE)" || { echo "make: BASE= is required (one of: $$(ls tools/bases | sed 's/\.conf//' | xargs))"; exit 1; }
+	$(if $(BASE),,$(error BASE= is required (one of: $(shell cd tools/bases && ls *.conf | sed 's/\.conf$$//' | sort -V | xargs))))
 
 apply: need-base
 	tools/apply $(if $(TREE),--tree $(TREE)) $(BASE) $(STACK)

@@ -31,6 +31,18 @@ warn() {
 	echo "$prog: warning: $*" >&2
 }
 
+# optarg "$@": in an option parser, the option in $1 takes a value: it
+# must have one (a missing one would loop forever on shift 2), and not an
+# empty one.
+optarg() {
+	[ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || die "$1 needs a value"
+}
+
+# number OPT VALUE: VALUE of option OPT is a whole number of at least one.
+number() {
+	[[ $2 =~ ^[0-9]+$ ]] && [ "$2" -ge 1 ] || die "$1 takes a whole number of at least 1, not '$2'"
+}
+
 now() { date +%s; }
 
 hms() {
@@ -186,9 +198,13 @@ lts_bases() {
 }
 # in_check_stacks B: the stacks IN_CHECK names for base B, if it names any.
 in_check_stacks() {
-	local v
+	local v s
 	v=$(base_conf "$1" && echo "$IN_CHECK")
-	case $v in "" | no | yes) ;; *) echo "$v" ;; esac
+	case $v in "" | no | yes) return 0 ;; esac
+	for s in $v; do
+		[ -f "$REPO/$s/STACK" ] || die "tools/bases/$1.conf: IN_CHECK names no stack '$s'"
+	done
+	echo "$v"
 }
 
 check_base() {
@@ -196,11 +212,148 @@ check_base() {
 		die "unknown base '$1' (known: $(all_bases | tr '\n' ' '))"
 }
 
+# --- metadata ----------------------------------------------------------------
+# A stack's STACK file and a base's tools/bases/BASE.conf are data, read and
+# never run: lines KEY=value (one word) or KEY="value" (blanks allowed; \",
+# \\ and \$ escape, nothing is expanded), comments and empty lines. Every
+# key has a type in the schema below (! marks a required one); an unknown
+# key, a key given twice, a missing required one, a value of the wrong type,
+# a stack or base that does not exist: one error naming the file, the line
+# and the key. lib.sh reads every such file when a tool starts, so a
+# mistake stops the tool before it does anything.
+BASE_SCHEMA="PACKAGE:word! SUITE:word! PROVEN:word LIST:email CONFIG_PACKAGE:word COVERAGE:words
+	BASE_PATCH:path SOURCE:base IN_CHECK:words FETCH:yesno MAINLINE:yesno"
+STACK_SCHEMA="VERSION:number! DEPENDS:stacks SUMMARY:text UPSTREAM:bases UPSTREAM_PROBE:text
+	LATER:bases PENDING:bases KUNIT_SUITES:words QEMU_NEEDS:words BOOT_ARGS:text TEST_MEM:size
+	UPSTREAM_TESTS:bases UPSTREAM_BENCH:bases SUITES:words SEPARATE_TESTS:words BENCH_BY:stack
+	ALT_NEEDS:words"
+
+# meta_type_problem TYPE VALUE: sets META_WHY to why VALUE is not of TYPE
+# (empty if it is). No subshell: lib.sh reads every file at each start.
+meta_type_problem() {
+	local t=$1 v=$2 w
+	META_WHY=
+	case $t in
+	word | path | email)
+		if ! [[ $v =~ ^[^[:space:]]+$ ]]; then
+			META_WHY="one word, not '$v'"
+		elif [ "$t" = path ] && [[ $v != /* ]]; then
+			META_WHY="an absolute path, not '$v'"
+		elif [ "$t" = email ] && [[ $v != *@*.* ]]; then
+			META_WHY="an e-mail address, not '$v'"
+		fi ;;
+	number) [[ $v =~ ^[0-9]+$ ]] || META_WHY="a whole number, not '$v'" ;;
+	size) [[ $v =~ ^[0-9]+[KMG]$ ]] || META_WHY="a size such as 4G, not '$v'" ;;
+	yesno) [[ $v == yes || $v == no ]] || META_WHY="yes or no, not '$v'" ;;
+	stack | stacks | base | bases)
+		if [[ $t == stack || $t == base ]] && [[ $v =~ [[:space:]] ]]; then
+			META_WHY="one name, not '$v'"
+			return 0
+		fi
+		for w in $v; do
+			case $t in
+			stack | stacks) [ -f "$REPO/$w/STACK" ] || { META_WHY="a stack's name, and there is no stack '$w'"; return 0; } ;;
+			*) [ -f "$TOOLS/bases/$w.conf" ] || { META_WHY="a base's name, and there is no base '$w'"; return 0; } ;;
+			esac
+		done ;;
+	esac
+	return 0
+}
+
+# meta_parse FILE SCHEMA: the file read into META_VAL (an associative
+# array, KEY -> value); on a problem META_ERR says it (naming the file,
+# the line and the key) and the status is 1.
+declare -A META_VAL
+meta_parse() {
+	local f=$1 schema=$2 n=0 line key val type seen=" " k name
+	name=${f#"$REPO"/}
+	META_VAL=() META_ERR=
+	if [ ! -f "$f" ]; then
+		META_ERR="$name: no such file"
+		return 1
+	fi
+	while IFS= read -r line || [ -n "$line" ]; do
+		n=$((n + 1))
+		[[ $line =~ ^[[:space:]]*(#.*)?$ ]] && continue
+		if ! [[ $line =~ ^([A-Z_][A-Z0-9_]*)=(.*)$ ]]; then
+			META_ERR="$name:$n: not KEY=value: $line"
+			return 1
+		fi
+		key=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]} type=
+		for k in $schema; do
+			[ "${k%%:*}" = "$key" ] && type=${k#*:}
+		done
+		if [ -z "$type" ]; then
+			META_ERR="$name:$n: unknown key $key (known:"
+			for k in $schema; do META_ERR="$META_ERR ${k%%:*}"; done
+			META_ERR="$META_ERR)"
+			return 1
+		fi
+		if [[ $seen == *" $key "* ]]; then
+			META_ERR="$name:$n: $key is set twice"
+			return 1
+		fi
+		seen="$seen$key "
+		if [[ $val =~ ^\"((\\.|[^\"\\])*)\"[[:space:]]*(#.*)?$ ]]; then
+			val=${BASH_REMATCH[1]}
+			if [[ $val =~ (^|[^\\])[$\`] ]]; then
+				META_ERR="$name:$n: $key: \$ or \` in a value (nothing is expanded here; \\\$ for a dollar sign)"
+				return 1
+			fi
+			val=${val//\\\"/\"} val=${val//\\\$/\$} val=${val//\\\\/\\}
+		elif [[ $val =~ ^([^[:space:]\"\'$\`]*)[[:space:]]*(#.*)?$ ]]; then
+			val=${BASH_REMATCH[1]}
+		else
+			META_ERR="$name:$n: $key: a value with blanks or quotes goes in double quotes: $val"
+			return 1
+		fi
+		meta_type_problem "${type%!}" "$val"
+		if [ -n "$META_WHY" ]; then
+			META_ERR="$name:$n: $key must be $META_WHY"
+			return 1
+		fi
+		META_VAL[$key]=$val
+	done <"$f"
+	for k in $schema; do
+		[[ $k == *! ]] || continue
+		if [[ $seen != *" ${k%%:*} "* ]]; then
+			META_ERR="$name: ${k%%:*} is missing (required)"
+			return 1
+		fi
+	done
+	return 0
+}
+
+# meta_get FILE SCHEMA KEY: the value of KEY (empty when not set); a file
+# with a problem stops the tool.
+meta_get() {
+	meta_parse "$1" "$2" || die "$META_ERR"
+	printf '%s\n' "${META_VAL[$3]:-}"
+}
+
+# meta_check_all: every stack's STACK and every base's conf read once;
+# the first problem stops the tool.
+meta_check_all() {
+	local f
+	for f in "$TOOLS"/bases/*.conf; do
+		meta_parse "$f" "$BASE_SCHEMA" || die "$META_ERR"
+	done
+	for f in "$REPO"/*/STACK; do
+		[ -f "$f" ] || continue
+		meta_parse "$f" "$STACK_SCHEMA" || die "$META_ERR"
+	done
+}
+
+# base_conf BASE: the base's conf as shell variables (each key of the
+# schema, empty when the conf does not set it).
 base_conf() {
+	local k
 	check_base "$1"
-	SOURCE= BASE_PATCH= IN_CHECK= CONFIG_PACKAGE= COVERAGE= FETCH= MAINLINE= LIST=
-	# shellcheck disable=SC1090
-	. "$TOOLS/bases/$1.conf"
+	meta_parse "$TOOLS/bases/$1.conf" "$BASE_SCHEMA" || die "$META_ERR"
+	for k in $BASE_SCHEMA; do
+		k=${k%%:*}
+		printf -v "$k" '%s' "${META_VAL[$k]:-}"
+	done
 }
 
 # The main config of a base: the first of COVERAGE in its conf (Debian's
@@ -443,13 +596,10 @@ check_stack() {
 		die "unknown stack '$1' (known: $(all_stacks | tr '\n' ' '))"
 }
 
+# stack_var STACK KEY: a value of the stack's STACK file (empty when not set).
 stack_var() {
-	(
-		VERSION= DEPENDS= SUMMARY= UPSTREAM= UPSTREAM_PROBE= LATER= PENDING= KUNIT_SUITES= QEMU_NEEDS= BOOT_ARGS= TEST_MEM= UPSTREAM_TESTS= UPSTREAM_BENCH= SUITES= SEPARATE_TESTS= BENCH_BY= ALT_NEEDS=
-		# shellcheck disable=SC1090
-		. "$REPO/$1/STACK"
-		eval "echo \"\$$2\""
-	)
+	[[ $STACK_SCHEMA =~ (^|[[:space:]])$2: ]] || die "stack_var: $2 is not a key of a STACK file"
+	meta_get "$REPO/$1/STACK" "$STACK_SCHEMA" "$2"
 }
 
 stack_bases() {
@@ -466,6 +616,17 @@ stack_own_bases() {
 	local b
 	for b in $(stack_bases "$1"); do
 		[ -L "$REPO/$1/patches/$b" ] || echo "$b"
+	done
+}
+
+# check_pair STACK BASE...: the stack is carried on each base named (a run
+# for a pair that does not exist would test nothing and pass).
+check_pair() {
+	local s=$1 b
+	shift
+	for b; do
+		stack_supports "$s" "$b" ||
+			die "stack $s is not carried on base $b (it is on: $(for x in $(stack_bases "$s"); do stack_supports "$s" "$x" && echo "$x"; done | xargs))"
 	done
 }
 
@@ -908,3 +1069,7 @@ patch_problems() {
 	[ -z "$out" ] || why="${why:+$why; }checkpatch: $(echo "$out" | paste -sd' ' -)"
 	echo "$why"
 }
+
+# Every stack's and base's metadata is read when a tool starts: a mistake
+# there stops it before it does anything.
+meta_check_all
