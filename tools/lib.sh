@@ -911,6 +911,63 @@ upstream_tsv_problems() {
 		}' "$f"
 }
 
+# tools/upstream-commits.tsv: the verified mainline commits the project may
+# cite, one a line, tab separated, after comment lines starting with #:
+#   id  subject  release  author  source
+UPSTREAM_COMMITS=$TOOLS/upstream-commits.tsv
+
+# upstream_facts_problems FILE: the upstream ids FILE gives that do not
+# agree with tools/upstream-commits.tsv, one problem a line; nothing when
+# all agree. FILE is a STACK/upstream.tsv (every 12-hex id of its id
+# column: subject, release and the author's name and address must be the
+# table's) or a stored patch (every id of its References: line: subject
+# and release). An id the table does not list is a problem: it is not a
+# verified mainline commit.
+upstream_facts_problems() {
+	local f=$1
+	if [ ! -f "$UPSTREAM_COMMITS" ]; then
+		echo "tools/upstream-commits.tsv is missing: the upstream ids cannot be checked"
+		return 0
+	fi
+	{
+		case $f in
+		*.patch)
+			patch_header_field "$f" References | perl -ne '
+				while (/([0-9a-f]{12}) \("((?:[^"]|"(?![,)]))+)", ([^;()"]+)\)/g) {
+					print "References\t$1\t$2\t$3\t\n";
+				}'
+			;;
+		*)
+			awk -F'\t' '!/^#/ && !/^$/ && $2 ~ /^[0-9a-f]+$/ && length($2) == 12 {
+				printf "line %d\t%s\t%s\t%s\t%s\n", NR, $2, $4, $3, $5 }' "$f"
+			;;
+		esac
+	} | awk -F'\t' -v table="$UPSTREAM_COMMITS" '
+		BEGIN {
+			while ((getline l < table) > 0) {
+				n++
+				if (l ~ /^#/ || l == "") continue
+				k = split(l, t, "\t")
+				w = "tools/upstream-commits.tsv line " n ": "
+				if (k != 5) { print w k " fields, not 5 (id, subject, release, author, source)"; continue }
+				if (!(length(t[1]) == 12 && t[1] ~ /^[0-9a-f]+$/)) print w "id " t[1] " is not 12 hex digits"
+				if (t[3] !~ /^v[0-9]+\.[0-9]+$/) print w "release " t[3] " is not vX.Y"
+				if (t[4] !~ /^[^<>]+ <[^<>@ ]+@[^<> ]+>$/) print w "author " t[4] " is not Name <e-mail>"
+				subj[t[1]] = t[2]; rel[t[1]] = t[3]; auth[t[1]] = t[4]
+			}
+		}
+		{
+			w = $1 ": " $2 " "
+			if (!($2 in subj)) { print w "is not in tools/upstream-commits.tsv (not a verified mainline commit)"; next }
+			if ($3 != subj[$2]) print w "subject \"" $3 "\", tools/upstream-commits.tsv has \"" subj[$2] "\""
+			if ($4 != rel[$2]) print w "release \"" $4 "\", tools/upstream-commits.tsv has " rel[$2]
+			if ($1 == "References") next
+			a = $5
+			if (match(a, /^[^<>]+ <[^<>]+>/)) a = substr(a, 1, RLENGTH)
+			if (a != auth[$2]) print w "author \"" $5 "\", tools/upstream-commits.tsv has " auth[$2]
+		}'
+}
+
 # upstream_rows STACK KIND: the rows of STACK/upstream.tsv of that kind.
 upstream_rows() {
 	awk -F'\t' -v k="$2" '!/^#/ && $1 == k' "$REPO/$1/upstream.tsv" 2>/dev/null
