@@ -1112,17 +1112,20 @@ checkpatch_patch() {
 	echo "$out" | head -n 3
 }
 
-# patch_problems FILE [BASE]: what is wrong with a stored patch of BASE: From:
-# and Signed-off-by: must be the project identity (the placeholder that keeps
-# the queue from being tied to whoever edited it last; make series writes
-# the sender's), and checkpatch.pl --strict of the newest base must be
-# clean. Prints nothing for a good patch.
+# patch_problems FILE [BASE [PATH]]: what is wrong with a stored patch of
+# BASE: From: and Signed-off-by: must be the project identity (the
+# placeholder that keeps the queue from being tied to whoever edited it
+# last; make series writes the sender's), and checkpatch.pl --strict of the
+# newest base must be clean: given PATH (relative to the current
+# directory, a git tree), checkpatch reads it there as a maintainer would
+# run it, which also holds the patch's empty context lines to being empty.
+# Prints nothing for a good patch.
 patch_problems() {
 	local p=$1 b=${2:-} ident why= out
 	ident=$(head -n1 "$TOOLS/identity")
 	grep -qxF "From: $ident" "$p" || why="no From: $ident"
 	grep -qxF "Signed-off-by: $ident" "$p" || why="${why:+$why; }no Signed-off-by: $ident"
-	out=$(checkpatch_patch "$p" "$b")
+	out=$(checkpatch_patch "$p" "$b" "${3:-}")
 	[ -z "$out" ] || why="${why:+$why; }checkpatch: $(echo "$out" | paste -sd' ' -)"
 	echo "$why"
 }
