@@ -1,22 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Cost per page of allocating a batch of order-0 pages: an alloc_page()
- * loop against alloc_pages_bulk() called until the array is full, for
- * batches of 8, 32, 64 and 128 pages, with the GFP flags of the case
- * measured:
+ * Cost per page of allocating and freeing a batch of order-0 pages: an
+ * alloc_page() loop against an alloc_pages_bulk() call completed by such a
+ * loop, for batches of 8, 32, 64 and 128 pages, with the GFP flags of the
+ * case measured:
  *
  *   tag=page_owner (default)  GFP_KERNEL, loaded in a boot with
  *                             page_owner=on (the "cmdline" file beside
  *                             this module asks tools/bench for it)
  *   tag=memcg account=1       GFP_KERNEL_ACCOUNT, loaded by the memcg
  *                             program from inside a child memory cgroup
+ *   tag=default               GFP_KERNEL with neither, loaded by the
+ *                             default program: the path every bulk caller
+ *                             takes, which patch 1 alone changes
  *
- * Where the kernel's bulk allocator falls back to one page per call (both
- * cases on upstream 7.3), "bulk" is that: one call per page, as its
- * callers get.  Only the allocation is timed; the pages are freed outside
- * the timed section.  Each figure is the median of "reps" runs of "pages"
- * pages, the two methods taking turns run by run after an untimed warm-up
- * run of each.  Printed at load time, for tools/bench:
+ * "bulk" is what the bulk allocator's callers do (vm_area_alloc_pages()):
+ * one alloc_pages_bulk() call, then alloc_page() for the slots it left
+ * empty.  Where the kernel's bulk allocator falls back to one page per
+ * call (both cases on upstream 7.3) that is one page from the bulk call
+ * and a loop for the rest.  The pages are freed inside the timed section,
+ * one __free_page() each, since freeing has its own cost per page that a
+ * bulk allocation does not change (with page_owner on, a stack trace
+ * saved per page): the figures are the cost of allocating and freeing a
+ * page.  Each figure is the median of "reps" runs of "pages" pages, the
+ * two methods taking turns run by run after an untimed warm-up run of
+ * each.  Printed at load time, for tools/bench:
  *
  *	figure TAG_loop_64_cycles CYCLES_PER_PAGE cycles lower
  *	figure TAG_bulk_64_cycles CYCLES_PER_PAGE cycles lower
@@ -73,29 +81,26 @@ static void free_array(struct page **array, unsigned int n)
 	}
 }
 
-/* One batch of @n pages, by bulk calls or by a loop; cycles added to @cy. */
+/*
+ * One batch of @n pages allocated and freed, by a bulk call and a loop
+ * for what it left, or by a loop alone; cycles added to @cy.
+ */
 static int one_batch(bool bulk, unsigned int n, struct page **array, u64 *cy)
 {
 	gfp_t gfp = account ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
-	unsigned int got = 0, was;
+	unsigned int got = 0;
 	u64 c0;
 
 	c0 = get_cycles();
-	if (bulk) {
-		/* Until the array is full; a call that adds nothing is a shortage. */
-		do {
-			was = got;
-			got = alloc_pages_bulk(gfp, n, array);
-		} while (got < n && got > was);
-	} else {
-		for (got = 0; got < n; got++) {
-			array[got] = alloc_page(gfp);
-			if (!array[got])
-				break;
-		}
+	if (bulk)
+		got = alloc_pages_bulk(gfp, n, array);
+	for (; got < n; got++) {
+		array[got] = alloc_page(gfp);
+		if (!array[got])
+			break;
 	}
-	*cy += get_cycles() - c0;
 	free_array(array, n);
+	*cy += get_cycles() - c0;
 	return got == n ? 0 : -ENOMEM;
 }
 

@@ -11,17 +11,31 @@
 # - without __GFP_ACCOUNT nothing is charged; from the root cgroup neither;
 # - 32 rounds of 64 slots (48 of them empty) charged and freed leave
 #   memory.current where it was: only the empty slots are charged;
-# - in a cgroup 4 pages below its limit, a 128-page request falls back to
-#   one page (charged), with no OOM kill (memory.events).
+# - none of these requests, which fit, raises a max event (memory.events);
+# - the pages of a batch hold one reference each on the cgroup's charge
+#   (its obj_cgroup): a 64-page call takes 64, 48 for a call that fills
+#   48 slots, and freeing the pages drops as many; a cgroup removed while
+#   they are allocated stays dying until they are freed, and is released
+#   then (nr_dying_descendants back to 0);
+# - in a cgroup with a limit of 6 pages, 8-page and 128-page requests get
+#   what fits, at least one page and at most 6, all charged, with no OOM
+#   kill (memory.events); a __GFP_NOFAIL request too: no batch is forced
+#   past the limit;
+# - pages taken for a batch and not charged go back to the free lists:
+#   64 such requests leave free memory (MemFree and the per-cpu lists)
+#   where it was.
 #
 # Exit 0 pass, 1 fail, 77 skip.
 
 log() { echo "bulk-memcg: $*"; }
 cg=/sys/fs/cgroup/kstacks-bulk-batch
 lim=/sys/fs/cgroup/kstacks-bulk-batch-limit
+gone=/sys/fs/cgroup/kstacks-bulk-batch-gone
+refcg=/sys/fs/cgroup/kstacks-bulk-batch-refs
 cleanup() {
 	echo $$ >/sys/fs/cgroup/cgroup.procs 2>/dev/null
-	rmdir $cg $lim 2>/dev/null
+	echo free >$p 2>/dev/null
+	rmdir $cg $lim $gone $refcg 2>/dev/null
 }
 fail() { log "FAIL: $*"; cleanup; exit 1; }
 
@@ -47,8 +61,16 @@ probe() {
 # From the root cgroup: nothing is charged to a child.
 probe "64 account" 'ret 64 new 64 charged 0 kmem 0 order ok'
 
+# events NAME: the count of memory.events line NAME of $cg.
+events() {
+	while read -r k v; do
+		[ "$k" = "$1" ] && echo "$v"
+	done <$cg/memory.events
+}
+
 mkdir -p $cg || fail "mkdir $cg"
 echo $$ >$cg/cgroup.procs || fail "move into $cg"
+max0=$(events max)
 probe "64 account" 'ret 64 new 64 charged 64 kmem 64 order ok'
 probe "64 account hole" 'ret 64 new 48 charged 48 kmem 48 order ok'
 probe "64 account full" 'ret 64 new 0 charged 0 kmem 0 order ok'
@@ -71,22 +93,119 @@ done
 read -r after <$cg/memory.current
 log "memory.current $before -> $after after 32 x 48 charged pages freed"
 # The per-cpu charge stock keeps up to 64 pages charged; charging the 16
-# populated slots too, unrefunded, would leave 512 more.
+# populated slots too would leave 512 more.
 [ $((after - before)) -le $((128 * 4096)) ] ||
 	fail "memory.current grew by $(((after - before) / 4096)) pages"
+max1=$(events max)
+log "memory.events max $max0 -> $max1 over requests that fit"
+[ "$max1" = "$max0" ] || fail "requests that fit raised $((max1 - max0)) max events"
 
-# A cgroup with 4 pages of room.  Up to 64 pages may sit charged ahead in
-# the per-cpu charge stock, which serves a charge of 64 pages or fewer
-# without looking at the limit: a 128-page batch cannot be served from it
-# and does not fit, so it falls back to one page, charged.
+# References, counted in a cgroup of their own that the shell enters and
+# leaves without forking (a process that ran in it would drop references
+# later, from RCU callbacks): the call takes one per page it charged, and
+# freeing the pages drops at least as many.
+# refs REQUEST N: the probe's REQUEST adds N pages, all charged, and
+# counts "refs +N -F" with F >= N.
+refs() {
+	echo "$1 refs" >$p || fail "write '$1 refs' to $p"
+	read -r r <$p
+	log "$1 refs: $r"
+	set -- $r "$2"
+	[ "$1 $3 $5 $7 $9 ${10} ${11}" = "ret new charged kmem order ok refs" ] &&
+		[ "$4 $6 $8 ${12}" = "${14} ${14} ${14} +${14}" ] ||
+		fail "got '$r', expected ${14} pages charged and refs +${14}"
+	[ "${13#-}" -ge "${14}" ] 2>/dev/null ||
+		fail "got '$r': freeing the pages dropped fewer references than they took"
+}
+mkdir -p $refcg || fail "mkdir $refcg"
+echo $$ >$refcg/cgroup.procs || fail "move into $refcg"
+refs "64 account" 64
+refs "64 account hole" 48
+echo $$ >$cg/cgroup.procs || fail "move into $cg"
+
+# Release: 64 pages kept in a cgroup that is then removed.  It stays
+# dying while they are allocated and goes once they are freed.
+read -r dying0 <<EOF2
+$(sed -n 's/^nr_dying_descendants //p' /sys/fs/cgroup/cgroup.stat)
+EOF2
+mkdir -p $gone || fail "mkdir $gone"
+echo $$ >$gone/cgroup.procs || fail "move into $gone"
+probe "64 account keep" 'ret 64 new 64 charged 64 kmem 64 order ok'
+echo $$ >/sys/fs/cgroup/cgroup.procs || fail "move back to the root cgroup"
+rmdir $gone || fail "rmdir $gone"
+echo free >$p || fail "free the kept pages"
+i=0
+while :; do
+	read -r dying <<EOF2
+$(sed -n 's/^nr_dying_descendants //p' /sys/fs/cgroup/cgroup.stat)
+EOF2
+	[ "$dying" -le "$dying0" ] && break
+	i=$((i + 1))
+	[ $i -lt 300 ] || fail "the removed cgroup is still dying 30 s after its pages were freed ($dying dying, $dying0 before)"
+	sleep 0.1
+done
+log "removed cgroup released $((i / 10)).$((i % 10)) s after its 64 pages were freed"
+echo $$ >$cg/cgroup.procs || fail "move into $cg"
+
+# A cgroup with 6 pages of room, none of them yet charged.  The per-cpu
+# charge stock serves charges without looking at the limit, and it fills
+# with pages uncharged (a cgroup file read allocates a charged page and
+# frees it): the limit is set before the shell enters the cgroup, and the
+# shell reads no file of it until the requests are made.  A batch is
+# charged for what fits without reclaim (8 pages do not fit, 4 do): each
+# request gets between 1 and 6 pages, every one charged, and none invokes
+# the OOM killer (a batch charged with reclaim would, for 8 pages:
+# nothing in the cgroup can be reclaimed); nothing is forced past the
+# limit for __GFP_NOFAIL but the one page of a single-page fallback.  (The
+# cgroup's max events are not the batches': the shell's own charges near
+# the limit reclaim.)  The shell reads no file while in
+# the cgroup (a read allocates a charged buffer of up to 4 pages, which
+# the limit would not have room for): free memory is read before it
+# enters and after the limit is lifted.
+# fits R: the probe's result R is "ret K new K charged K
+# kmem K order ok" with 1 <= K <= 6.
+fits() {
+	set -- $1
+	[ "$1 $3 $5 $7 $9 ${10}" = "ret new charged kmem order ok" ] &&
+		[ "$2" = "$4" ] && [ "$2" = "$6" ] && [ "$2" = "$8" ] &&
+		[ "$2" -ge 1 ] && [ "$2" -le 6 ]
+}
+# free memory in kB: MemFree and the pages on the per-cpu lists, which
+# MemFree leaves out (the batches are taken from them, refilled from the
+# free lists, and the pages not charged go back to the free lists).
+memfree() {
+	n=0
+	while read -r k v _; do
+		[ "$k" = MemFree: ] && n=$((n + v))
+	done </proc/meminfo
+	while read -r k v _; do
+		[ "$k" = count: ] && n=$((n + v * 4))
+	done </proc/zoneinfo
+	echo $n
+}
 mkdir -p $lim || fail "mkdir $lim"
+echo $((6 * 4096)) >$lim/memory.max || fail "set memory.max"
+free0=$(memfree)
 echo $$ >$lim/cgroup.procs || fail "move into $lim"
-probe "2 account" 'ret 2 new 2 charged 2 kmem 2 order ok'
-read -r cur <$lim/memory.current
-echo $((cur + 4 * 4096)) >$lim/memory.max || fail "set memory.max"
-log "memory.current $cur, memory.max $((cur + 4 * 4096))"
-probe "128 account" 'ret 1 new 1 charged 1 kmem 1 order ok'
+for req in "8 account" "128 account" "128 account nofail keep"; do
+	echo "$req" >$p || fail "write '$req' to $p"
+	read -r r <$p
+	log "$req: $r"
+	fits "$r" || fail "$req: got '$r', expected between 1 and 6 pages, all charged"
+done
+echo free >$p || fail "free the kept pages"
+# Pages taken and not charged go back: 64 requests of 128 pages that each
+# keep at most 6.
+i=0
+while [ $i -lt 64 ]; do
+	echo "128 account" >$p || fail "write '128 account' to $p"
+	i=$((i + 1))
+done
 echo max >$lim/memory.max
+free1=$(memfree)
+log "free memory $free0 -> $free1 kB over 64 requests of 128 pages in $lim"
+[ $((free0 - free1)) -lt 8192 ] || fail "free memory fell by $((free0 - free1)) kB: pages taken and not charged were lost"
+log "$lim: $(grep -E '^(max|oom_kill) ' $lim/memory.events | xargs)"
 grep -q '^oom_kill 0$' $lim/memory.events || fail "OOM kill in $lim: $(grep oom $lim/memory.events | xargs)"
 cleanup
 rmmod bulk_batch_probe

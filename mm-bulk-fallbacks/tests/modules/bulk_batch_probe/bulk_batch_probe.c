@@ -4,25 +4,29 @@
  * page allocator from a process, in that process's memory cgroup.
  * Writing to /sys/kernel/debug/kstacks_bulk_batch_probe:
  *
- *   N [account] [keep] [hole | full]
+ *   N [account] [nofail] [keep | refs] [hole | full]
  *	alloc_pages_bulk() for N pages (GFP_KERNEL, __GFP_ACCOUNT with
- *	"account") in the writer's context; with "hole" the array has every
+ *	"account", __GFP_NOFAIL with "nofail") in the writer's context;
+ *	with "hole" the array has every
  *	fourth slot populated beforehand (by alloc_page()), to check that
  *	only the empty slots are filled and in order, with "full" every slot;
  *	with "keep" the pages stay allocated until "free", otherwise they
- *	are freed at once.
+ *	are freed at once; with "refs" the references the call takes on the
+ *	writer's obj_cgroup, and those its pages drop when freed, are counted.
  *   free
  *	frees the kept pages.
  *
  * Reading the file gives the last result:
  *
- *   ret R new G charged C kmem K order O
+ *   ret R new G charged C kmem K order O [refs +A -F]
  *
  * R the return value, G the pages the call added, C those charged to the
  * writer's memory cgroup, K those marked as kmem pages; O is "ok" when
  * every slot below R is populated, those populated beforehand still hold
  * their own page, and no page appears twice, else the first slot that is
- * wrong.
+ * wrong.  A and F are the obj_cgroup references taken by the call and
+ * dropped by freeing its pages: one per charged page each, counted on the
+ * obj_cgroup of a page allocated with __GFP_ACCOUNT just before the call.
  */
 #include <linux/debugfs.h>
 #include <linux/gfp.h>
@@ -30,6 +34,8 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu-refcount.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -50,6 +56,48 @@ static void free_array(struct page **pages, int nr)
 }
 
 /* The first slot below @ret that is wrong, or -1 when all are right. */
+/*
+ * The obj_cgroup a __GFP_ACCOUNT page from the writer's context is charged
+ * to, one such page held (freed by refs_end()) to keep it; NULL when such
+ * pages are not charged.
+ */
+static struct obj_cgroup *refs_begin(struct page **witness)
+{
+	*witness = alloc_page(GFP_KERNEL_ACCOUNT);
+	if (!*witness || !PageMemcgKmem(*witness))
+		return NULL;
+	return folio_objcg(page_folio(*witness));
+}
+
+/*
+ * The count of @objcg's reference, read without changing its mode: the
+ * atomic part plus, in percpu mode, every CPU's part (the sum is off by a
+ * constant bias, which differences cancel).  Exact when no one else takes
+ * or drops a reference meanwhile: only the writer is in its cgroup.
+ */
+static long refs_count(struct obj_cgroup *objcg)
+{
+	unsigned long __percpu *percpu_count;
+	unsigned long sum;
+	int cpu;
+
+	if (!objcg)
+		return 0;
+	rcu_read_lock();
+	sum = atomic_long_read(&objcg->refcnt.data->count);
+	if (__ref_is_percpu(&objcg->refcnt, &percpu_count))
+		for_each_possible_cpu(cpu)
+			sum += *per_cpu_ptr(percpu_count, cpu);
+	rcu_read_unlock();
+	return sum;
+}
+
+static void refs_end(struct page *witness)
+{
+	if (witness)
+		__free_page(witness);
+}
+
 static int check_order(struct page **pages, struct page **before, int nr,
 		       unsigned long ret)
 {
@@ -72,10 +120,13 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 {
 	struct page **pages, **before;
 	struct mem_cgroup *memcg;
-	bool keep = false;
+	struct obj_cgroup *objcg = NULL;
+	struct page *witness = NULL;
+	long refs0 = 0, refs1 = 0, refs2 = 0;
+	bool keep = false, refs = false;
 	int step = 0;
 	int nr, i, added = 0, charged = 0, kmem = 0, bad;
-	char buf[64], *p, *w;
+	char buf[64], *p, *w, tail[32] = "";
 	gfp_t gfp = GFP_KERNEL;
 	unsigned long ret;
 
@@ -103,8 +154,12 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 	while ((w = strsep(&p, " "))) {
 		if (!strcmp(w, "account"))
 			gfp |= __GFP_ACCOUNT;
+		else if (!strcmp(w, "nofail"))
+			gfp |= __GFP_NOFAIL;
 		else if (!strcmp(w, "keep"))
 			keep = true;
+		else if (!strcmp(w, "refs"))
+			refs = true;
 		else if (!strcmp(w, "hole"))
 			step = 4;
 		else if (!strcmp(w, "full"))
@@ -112,6 +167,8 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 		else if (*w)
 			return -EINVAL;
 	}
+	if (keep && refs)
+		return -EINVAL;
 
 	pages = kcalloc(nr, sizeof(*pages), GFP_KERNEL);
 	before = kcalloc(nr, sizeof(*before), GFP_KERNEL);
@@ -126,7 +183,12 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 	}
 
 	memcg = get_mem_cgroup_from_mm(current->mm);
+	if (refs) {
+		objcg = refs_begin(&witness);
+		refs0 = refs_count(objcg);
+	}
 	ret = alloc_pages_bulk(gfp, nr, pages);
+	refs1 = refs_count(objcg);
 	bad = check_order(pages, before, nr, ret);
 	rcu_read_lock();
 	for (i = 0; i < nr; i++) {
@@ -150,14 +212,23 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 	} else {
 		free_array(pages, nr);
 	}
+	if (refs) {
+		refs2 = refs_count(objcg);
+		refs_end(witness);
+		if (objcg)
+			snprintf(tail, sizeof(tail), " refs +%ld -%ld",
+				 refs1 - refs0, refs1 - refs2);
+		else
+			snprintf(tail, sizeof(tail), " refs none");
+	}
 	if (bad < 0)
 		snprintf(probe_result, sizeof(probe_result),
-			 "ret %lu new %d charged %d kmem %d order ok\n",
-			 ret, added, charged, kmem);
+			 "ret %lu new %d charged %d kmem %d order ok%s\n",
+			 ret, added, charged, kmem, tail);
 	else
 		snprintf(probe_result, sizeof(probe_result),
-			 "ret %lu new %d charged %d kmem %d order bad at %d\n",
-			 ret, added, charged, kmem, bad);
+			 "ret %lu new %d charged %d kmem %d order bad at %d%s\n",
+			 ret, added, charged, kmem, bad, tail);
 	mutex_unlock(&probe_lock);
 	return len;
 }
