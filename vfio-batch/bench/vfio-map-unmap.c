@@ -2,7 +2,8 @@
 /*
  * Description: time vfio type1v2 VFIO_IOMMU_MAP_DMA and VFIO_IOMMU_UNMAP_DMA
  * of one large region (default 1 GiB) backed by hugetlbfs 2 MiB pages,
- * transparent huge pages and 4 KiB pages (MAP_POPULATE), in the manner of
+ * transparent huge pages, transparent huge pages with 1% of the 2 MiB
+ * blocks in 4 KiB pages, and 4 KiB pages (MAP_POPULATE), in the manner of
  * the reference measurement (16 GiB: MAP 0.047 -> 0.027 s, UNMAP
  * 0.135 -> 0.045 s).  Each call is timed with CLOCK_MONOTONIC; the average
  * over the iterations is printed as
@@ -12,8 +13,13 @@
  *	figure map_<backing>_GBps RATE GB/s higher
  *	figure unmap_<backing>_GBps RATE GB/s higher
  *
- * for <backing> hugetlb, thp and 4k (GB = 10^9 bytes).  Other lines start
- * with "# ".
+ * for <backing> hugetlb, thp, thp-split and 4k (GB = 10^9 bytes).  Other
+ * lines start with "# ".
+ *
+ * thp-split is the memory of a THP-backed guest where a few faults fell
+ * back to small pages: one 2 MiB block in every 100 (at least one) is
+ * marked MADV_NOHUGEPAGE before the first touch, so it is faulted in as
+ * 4 KiB pages, and the others are huge pages.
  *
  * Environment: VFIO_BENCH_MB (region size in MiB, rounded up to 2 MiB,
  * default 1024), VFIO_BENCH_ITERS (MAP+UNMAP pairs per backing, default 3).
@@ -184,6 +190,42 @@ static int bench_thp(struct vt_ctx *ctx, size_t size, int iters)
 	return ret;
 }
 
+static int bench_thp_split(struct vt_ctx *ctx, size_t size, int iters)
+{
+	long before = anon_huge_kb(), after;
+	size_t nblocks = size / HPAGE, nsplit, i;
+	char *p;
+	int ret;
+
+	nsplit = nblocks / 100 ? nblocks / 100 : 1;
+	p = vt_alloc_aligned(size, HPAGE, 0);
+	if (!p) {
+		fprintf(stderr, "thp-split: mmap %zu bytes: %s\n", size,
+			strerror(errno));
+		return -1;
+	}
+	if (madvise(p, size, MADV_HUGEPAGE))
+		fprintf(stderr, "thp-split: MADV_HUGEPAGE: %s\n",
+			strerror(errno));
+	/* spread over the region, none at its ends */
+	for (i = 0; i < nsplit; i++) {
+		size_t blk = (2 * i + 1) * nblocks / (2 * nsplit);
+
+		if (madvise(p + blk * HPAGE, HPAGE, MADV_NOHUGEPAGE))
+			fprintf(stderr, "thp-split: MADV_NOHUGEPAGE: %s\n",
+				strerror(errno));
+	}
+	touch(p, size, PG);
+	after = anon_huge_kb();
+	if (before >= 0 && after >= 0)
+		printf("# thp-split: %ld of %zu MiB in transparent huge pages, "
+		       "%zu of %zu blocks of 2 MiB in 4 KiB pages\n",
+		       (after - before) >> 10, size / MIB, nsplit, nblocks);
+	ret = bench(ctx, "thp-split", p, size, iters);
+	munmap(p, size);
+	return ret;
+}
+
 static int bench_4k(struct vt_ctx *ctx, size_t size, int iters)
 {
 	long before = anon_huge_kb(), after;
@@ -252,6 +294,8 @@ int main(void)
 	if (bench_hugetlb(&ctx, size, iters))
 		failed = 1;
 	if (bench_thp(&ctx, size, iters))
+		failed = 1;
+	if (bench_thp_split(&ctx, size, iters))
 		failed = 1;
 	if (bench_4k(&ctx, size, iters))
 		failed = 1;

@@ -15,6 +15,10 @@
  *   edu device's group joins and the mapping is pinned and mapped as a
  *   whole, charging only the pages not pinned yet; the device reads the
  *   memory through its iovas (edu DMA); everything is back after unmap.
+ * - The edu group joins, leaves (type1 unmaps and unpins the mapping, the
+ *   mdev's pins stay), a huge page of the mapping is split meanwhile, and
+ *   the group joins again: the replay pins the new layout, and the unmap
+ *   must find the split huge page as it is now, not as it was before.
  * - RLIMIT_MEMLOCK at the boundary with external pins inside the run the
  *   replay pins: with the limit one page short the group cannot join and
  *   the replay unwinds to the state before; with the exact limit it joins.
@@ -229,6 +233,55 @@ static void test_replay(struct vt_ctx *ctx)
 	munmap(scratch, PG);
 }
 
+static void test_rejoin(struct vt_ctx *ctx)
+{
+	long l0 = vt_locked_bytes(), p0 = vt_pins_held();
+	/* the first page of the last huge page: no external pin on it */
+	const size_t split = SIZE - HPAGE;
+	struct vt_ctx t;
+	uint64_t done;
+	int c, ret, joined;
+	char *mem;
+
+	ret = mdev_only(&c, &mem);
+	CHECK(!ret, "rejoin: mdev-only container: %s", strerror(-ret));
+	if (ret)
+		return;
+	ret = ioctl(ctx->group, VFIO_GROUP_SET_CONTAINER, &c) ? -errno : 0;
+	CHECK(!ret, "rejoin: edu group joining: %s", strerror(-ret));
+	joined = !ret;
+	if (joined) {
+		/* the only IOMMU domain goes: all of the mapping is unmapped */
+		ioctl(ctx->group, VFIO_GROUP_UNSET_CONTAINER);
+		joined = 0;
+		/* split that huge page: a new page in place of its first one */
+		CHECK(!madvise(mem + split, PG, MADV_DONTNEED),
+		      "rejoin: MADV_DONTNEED: %s", strerror(errno));
+		vt_fill(mem, SIZE, SIZE);
+		ret = ioctl(ctx->group, VFIO_GROUP_SET_CONTAINER, &c) ?
+			-errno : 0;
+		CHECK(!ret, "rejoin: edu group joining again: %s",
+		      strerror(-ret));
+		joined = !ret;
+	}
+	t = *ctx;
+	t.container = c;
+	ret = vt_unmap(&t, DMA_IOVA, SIZE, &done);
+	CHECK(!ret && done == SIZE, "rejoin: unmap: %d", ret);
+	CHECK(vt_mdev_pinned(&mdev) == 0, "rejoin: the device holds %ld pins",
+	      vt_mdev_pinned(&mdev));
+	CHECK(!vt_check_fill(mem, SIZE, SIZE), "rejoin: memory changed");
+	if (joined)
+		ioctl(ctx->group, VFIO_GROUP_UNSET_CONTAINER);
+	vt_mdev_detach(&mdev);
+	close(c);
+	munmap(mem, SIZE);
+	CHECK(vt_locked_bytes() == l0, "rejoin: locked_vm %ld at the end, was %ld",
+	      vt_locked_bytes(), l0);
+	CHECK(vt_pins_held() == p0, "rejoin: %ld pages pinned at the end, %ld before",
+	      vt_pins_held(), p0);
+}
+
 static void test_replay_limit(struct vt_ctx *ctx)
 {
 	long l0 = vt_locked_bytes(), p0 = vt_pins_held(), x = xpinned();
@@ -319,6 +372,7 @@ int main(void)
 	close(ctx.container);
 	ctx.container = -1;
 	test_replay(&ctx);
+	test_rejoin(&ctx);
 	if (vt_drop_cap_ipc_lock()) {
 		vt_fail("cannot drop CAP_IPC_LOCK");
 	} else {

@@ -4,14 +4,16 @@
  * contiguous runs do not follow the alignment of their iova: 4 KiB pages
  * at a 1 GiB aligned iova, THP with a single 4 KiB page taken out of
  * each huge page, and one mapping across three VMAs (THP, 4 KiB pages,
- * hugetlbfs).  Unmap must release exactly the pages that map pinned:
+ * hugetlbfs), and THP of which a few huge pages were split into 4 KiB
+ * pages, read back by the device.  Unmap must release exactly the pages
+ * that map pinned:
  * locked_vm and the pages pinned (FOLL_PIN counters of /proc/vmstat) go
  * back to their starting values, the memory content is unchanged, freed
  * huge pages go back to the pool and freed small pages to the free
  * memory.  An unmap that took a block of a misaligned run for contiguous
  * would unpin pages it never pinned and leave the pinned ones behind.
  */
-#include "vfio_helpers.h"
+#include "vfio_edu.h"
 
 #define GIB		(1024UL * MIB)
 
@@ -94,6 +96,144 @@ static void thp_with_holes(struct vt_ctx *ctx)
 }
 
 /*
+ * THP of which a few 2 MiB blocks were split into 4 KiB pages, as when
+ * some faults of a THP-backed guest fall back to small pages: one block
+ * faulted in as small pages (MADV_NOHUGEPAGE before the first touch), and
+ * three where one page was replaced: the first, one in the middle, the
+ * last.  The blocks around them stay whole huge pages.  An unmap that
+ * steps over whole blocks must tell the split ones apart: a split block
+ * taken for whole unpins pages of the old huge page and leaves the new
+ * small page pinned.
+ */
+#define FRAG_SIZE	(32 * MIB)
+
+static const struct {
+	unsigned int block;	/* 2 MiB block of the buffer */
+	int page;		/* page replaced in it, -1: all small pages */
+} frag_splits[] = {
+	{ 3, -1 }, { 8, 0 }, { 13, 255 }, { 14, 511 },
+};
+
+/* Read back through the device pages at the edges of the split blocks. */
+static void frag_dma_check(const char *what, uint64_t iova, const char *p,
+			   size_t start, size_t size, char *scratch)
+{
+	size_t i, j, blk, offs[4];
+
+	for (i = 0; i < sizeof(frag_splits) / sizeof(frag_splits[0]); i++) {
+		blk = frag_splits[i].block * HPAGE;
+		offs[0] = blk - PG;
+		offs[1] = blk;
+		offs[2] = blk + (frag_splits[i].page < 0 ? 100 :
+				 frag_splits[i].page) * PG;
+		offs[3] = blk + HPAGE - PG;
+		for (j = 0; j < 4 && !vt_failed; j++) {
+			if (offs[j] < start || offs[j] - start >= size)
+				continue;
+			dma_check_page(what, iova, p, offs[j] - start,
+				       scratch);
+		}
+	}
+}
+
+/*
+ * Map @size bytes at @buf + @start to @iova, read them back through the
+ * device, unmap, and check locked_vm and the pages pinned as
+ * vt_map_unmap_check() does.
+ */
+static void frag_map_unmap(struct vt_ctx *ctx, const char *what,
+			   uint64_t iova, char *buf, size_t start,
+			   size_t size, char *scratch)
+{
+	long before = vt_locked_bytes(), pins = vt_pins_held();
+	uint64_t done = 0;
+	int ret;
+
+	ret = vt_map(ctx, iova, buf + start, size);
+	if (ret) {
+		vt_fail("%s: MAP_DMA of %zu bytes: %s", what, size,
+			strerror(-ret));
+		return;
+	}
+	CHECK(vt_locked_bytes() - before == (long)size,
+	      "%s: locked_vm grew by %ld, expected %zu", what,
+	      vt_locked_bytes() - before, size);
+	if (scratch)
+		frag_dma_check(what, iova, buf + start, start, size, scratch);
+	ret = vt_unmap(ctx, iova, size, &done);
+	CHECK(!ret && done == size, "%s: UNMAP_DMA ret %d size %llu of %zu",
+	      what, ret, (unsigned long long)done, size);
+	CHECK(vt_locked_bytes() == before,
+	      "%s: locked_vm %ld after unmap, was %ld", what,
+	      vt_locked_bytes(), before);
+	CHECK(pins != LONG_MIN, "%s: cannot read the FOLL_PIN counters", what);
+	CHECK(vt_pins_held() == pins,
+	      "%s: %ld pages pinned after unmap, %ld before", what,
+	      vt_pins_held(), pins);
+}
+
+static void thp_fragmented(struct vt_ctx *ctx)
+{
+	char *buf, *scratch = NULL;
+	size_t i, blk;
+	int ret;
+
+	buf = vt_alloc_aligned(FRAG_SIZE, HPAGE, 0);
+	if (!buf) {
+		vt_fail("thp fragmented: alloc");
+		return;
+	}
+	madvise(buf, FRAG_SIZE, MADV_HUGEPAGE);
+	for (i = 0; i < sizeof(frag_splits) / sizeof(frag_splits[0]); i++)
+		if (frag_splits[i].page < 0)
+			madvise(buf + frag_splits[i].block * HPAGE, HPAGE,
+				MADV_NOHUGEPAGE);
+	vt_fill(buf, FRAG_SIZE, FRAG_SIZE);
+	for (i = 0; i < sizeof(frag_splits) / sizeof(frag_splits[0]); i++) {
+		if (frag_splits[i].page < 0)
+			continue;
+		blk = frag_splits[i].block * HPAGE;
+		/* Split the huge page and put a new page there. */
+		if (madvise(buf + blk + frag_splits[i].page * PG, PG,
+			    MADV_DONTNEED)) {
+			vt_fail("thp fragmented: MADV_DONTNEED: %s",
+				strerror(errno));
+			break;
+		}
+	}
+	vt_fill(buf, FRAG_SIZE, FRAG_SIZE);
+
+	/* The device reads through the mapping if it can be set up. */
+	ret = vt_open_device(ctx);
+	if (!ret)
+		ret = map_bar(ctx, NULL);
+	if (!ret)
+		ret = enable_bus_master(ctx);
+	if (!ret) {
+		scratch = vt_alloc(VT_ANON_4K, PG);
+		if (scratch && vt_map(ctx, SCRATCH_IOVA, scratch, PG)) {
+			munmap(scratch, PG);
+			scratch = NULL;
+		}
+	}
+	if (!scratch)
+		printf("thp fragmented: no device reads (edu setup: %s)\n",
+		       ret ? strerror(-ret) : "scratch");
+
+	frag_map_unmap(ctx, "thp fragmented", DMA_IOVA, buf, 0, FRAG_SIZE,
+		       scratch);
+	frag_map_unmap(ctx, "thp fragmented +4k", DMA_IOVA + PG, buf, PG,
+		       FRAG_SIZE - 2 * PG, scratch);
+	CHECK(!vt_check_fill(buf, FRAG_SIZE, FRAG_SIZE),
+	      "thp fragmented: memory changed");
+	if (scratch) {
+		vt_unmap(ctx, SCRATCH_IOVA, PG, NULL);
+		munmap(scratch, PG);
+	}
+	munmap(buf, FRAG_SIZE);
+}
+
+/*
  * One mapping over three VMAs side by side: 4 MiB of THP, 2 MiB of small
  * pages, 4 MiB of hugetlbfs, mapped from 4 KiB into the first huge page
  * to a 1 GiB aligned iova.  Its runs are 2 MiB - 4 KiB, then 2 MiB and
@@ -148,6 +288,7 @@ int main(void)
 
 	small_pages_aligned_iova(&ctx);
 	thp_with_holes(&ctx);
+	thp_fragmented(&ctx);
 	old_huge = vt_reserve_hugepages(2);
 	if (old_huge >= 0) {
 		three_vmas(&ctx);
