@@ -30,15 +30,6 @@
  *
  *	# memory.current +KIB KiB over N calls
  *
- * Then, from the same cgroup, whether io_uring can register a memory
- * region of 8 MiB (IORING_REGISTER_MEM_REGION, above MAX_PAGE_ORDER: its
- * pages come from the bulk allocator with GFP_KERNEL_ACCOUNT), a line
- *
- *	# io_uring region of 8 MiB in a memory cgroup: registered | ERROR
- *
- * (the guest test io_uring-region checks it in the debug kernels; here it
- * is said of the vanilla and patched benchmark kernels).
- *
  * Under tools/bench --icount a microsecond is a number of guest
  * instructions.  Build: gcc -static -O2 -Wall -Wextra -Werror
  * -D_GNU_SOURCE memcg-fdtable.c.  Exit 0 success, 1 error, 77 no memory
@@ -46,16 +37,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <liburing.h>
-#include <sched.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -177,40 +164,6 @@ static int measure(const char *name, int nr, int iters)
 	return 0;
 }
 
-/* 7.3's uapi (include/uapi/linux/io_uring.h); Debian 12's headers lack it. */
-struct kstacks_region_desc {
-	uint64_t user_addr;
-	uint64_t size;
-	uint32_t flags;
-	uint32_t id;
-	uint64_t mmap_offset;
-	uint64_t resv[4];
-};
-
-struct kstacks_mem_region_reg {
-	uint64_t region_uptr;
-	uint64_t flags;
-	uint64_t resv[2];
-};
-
-static void io_uring_region(void)
-{
-	struct kstacks_region_desc rd = { .size = 8 << 20 };
-	struct kstacks_mem_region_reg mr = { .region_uptr = (uintptr_t)&rd };
-	struct io_uring ring;
-	int ret = io_uring_queue_init(8, &ring, 0);
-
-	if (ret) {
-		printf("# io_uring region of 8 MiB in a memory cgroup: no io_uring (%s)\n",
-		       strerror(-ret));
-		return;
-	}
-	ret = syscall(__NR_io_uring_register, ring.ring_fd, 34, &mr, 1);
-	printf("# io_uring region of 8 MiB in a memory cgroup: %s\n",
-	       ret ? strerror(errno) : "registered");
-	io_uring_queue_exit(&ring);
-}
-
 int main(int argc, char **argv)
 {
 	struct rlimit rl = { 1 << 20, 1 << 20 };
@@ -236,7 +189,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ret = measure("64K", 1 << 16, iters) || measure("1M", 1 << 20, iters);
-	io_uring_region();
 	leave_cgroup();
 	return ret ? 1 : 0;
 }
