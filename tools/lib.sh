@@ -733,7 +733,8 @@ base_stacks() {
 # line each, sorted by WHAT: the code of the patches of the stacks it
 # carries (their diffs: a reworded commit message proves nothing anew) and
 # their series files; the guest
-# tests, test modules, shell helpers and Kconfig fragments of those stacks
+# tests (and the files of other stacks they #include "../../../..."),
+# test modules, shell helpers and Kconfig fragments of those stacks
 # and of the stacks whose tests run on the base's upstream code
 # (UPSTREAM_TESTS), and their STACK settings a cell reads; the base's
 # package, proven version and configs; the common and debug config
@@ -756,7 +757,15 @@ cell_inputs() {
 				cd "$REPO" || exit 1
 				[ -d "$s/tests" ] && find "$s/tests" -path "$s/tests/unit" -prune -o -type f -print
 				ls "$s/kconfig" "$s/kconfig.$b" 2>/dev/null
-			) | sort | while read -r f; do
+				# what a test takes from another stack's tests by a
+				# relative #include ("../../../STACK/tests/guest/F.c")
+				[ -d "$s/tests" ] && find "$s/tests" -path "$s/tests/unit" -prune -o -type f -name '*.[ch]' -print |
+					while read -r f; do
+						sed -n 's/^#include "\(\.\.\/[^"]*\)".*/\1/p' "$f" | while read -r inc; do
+							realpath -m --relative-to=. "$(dirname "$f")/$inc"
+						done
+					done
+			) | sort -u | while read -r f; do
 				printf '%s  %s\n' "$(sha1sum <"$REPO/$f" | cut -c1-40)" "$f"
 			done
 			for v in DEPENDS KUNIT_SUITES QEMU_NEEDS ALT_NEEDS BOOT_ARGS TEST_MEM SEPARATE_TESTS UPSTREAM_TESTS; do
@@ -1009,6 +1018,12 @@ same_series() {
 	done
 	cmp -s "$a/.source" "$b/.source" &&
 		cmp -s <(cut -d' ' -f2- "$a/.commits") <(cut -d' ' -f2- "$b/.commits")
+}
+
+# noreply_address "Name <address>": true for an address no reply can reach
+# (example.com, .org, .net, localhost, a no-reply mailbox).
+noreply_address() {
+	printf '%s\n' "$1" | grep -qiE '<([^@]*[.+_-])?(no-?reply|do-?not-?reply)[^@]*@|@([^>]*\.)?(no-?reply\.[^>]*|example\.(com|org|net)|localhost|localdomain)>$'
 }
 
 # mail_problems FILE [patch|cover [BASE]]: what is wrong with a generated mail. From: is a
