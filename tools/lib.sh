@@ -740,6 +740,20 @@ base_stacks() {
 # package, proven version and configs; the common and debug config
 # fragments. Not the workbench's tools: make check's own cell and
 # self-tests prove those on every run.
+# quoted_includes F DEPTH: the files F names in '#include "..."' lines
+# that exist (paths relative to the current directory), and theirs in turn,
+# DEPTH levels deep.
+quoted_includes() {
+	local f=$1 depth=$2 inc g
+	[ "$depth" -gt 0 ] || return 0
+	sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
+		g=$(realpath -m --relative-to=. "$(dirname "$f")/$inc")
+		[ -f "$g" ] || continue
+		echo "$g"
+		quoted_includes "$g" $((depth - 1))
+	done
+}
+
 cell_inputs() {
 	local b=$1 set s p v f
 	set=$(base_stacks "$b")
@@ -758,12 +772,11 @@ cell_inputs() {
 				[ -d "$s/tests" ] && find "$s/tests" -path "$s/tests/unit" -prune -o -type f -print
 				ls "$s/kconfig" "$s/kconfig.$b" 2>/dev/null
 				# what a test takes from another stack's tests by a
-				# relative #include ("../../../STACK/tests/guest/F.c")
+				# relative #include ("../../../STACK/tests/guest/F.c"),
+				# and what that file includes in turn
 				[ -d "$s/tests" ] && find "$s/tests" -path "$s/tests/unit" -prune -o -type f -name '*.[ch]' -print |
 					while read -r f; do
-						sed -n 's/^#include "\(\.\.\/[^"]*\)".*/\1/p' "$f" | while read -r inc; do
-							realpath -m --relative-to=. "$(dirname "$f")/$inc"
-						done
+						quoted_includes "$f" 4
 					done
 			) | sort -u | while read -r f; do
 				printf '%s  %s\n' "$(sha1sum <"$REPO/$f" | cut -c1-40)" "$f"

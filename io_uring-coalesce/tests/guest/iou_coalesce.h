@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -587,14 +588,10 @@ static inline void verify_efault(struct io_uring *ring, int fd, int idx,
 #define KPF_HUGE_BIT		17
 #define KPF_THP_BIT		22
 
-/*
- * The /proc/kpageflags word of the page mapped at @addr, which must be
- * present.  Skips when the kernel does not show page frames (no
- * CONFIG_PROC_PAGE_MONITOR, or not allowed to read them).
- */
-static inline uint64_t page_flags(const void *addr)
+/* The /proc/self/pagemap entry of @addr (bit 63: present). */
+static inline uint64_t pagemap_entry(const void *addr)
 {
-	uint64_t ent, flags;
+	uint64_t ent;
 	int fd;
 
 	fd = open("/proc/self/pagemap", O_RDONLY);
@@ -603,14 +600,40 @@ static inline uint64_t page_flags(const void *addr)
 	if (pread(fd, &ent, 8, (uintptr_t)addr / SMALL_PAGE * 8) != 8)
 		t_fail("pagemap read: %s", strerror(errno));
 	close(fd);
+	return ent;
+}
+
+static inline int page_present(const void *addr)
+{
+	return pagemap_entry(addr) >> 63;
+}
+
+/*
+ * The page frame number of the page mapped at @addr, which must be
+ * present.  Skips when the kernel does not show page frames (no
+ * CONFIG_PROC_PAGE_MONITOR, or not allowed to read them).
+ */
+static inline uint64_t pfn_of(const void *addr)
+{
+	uint64_t ent = pagemap_entry(addr);
+
 	if (!(ent >> 63))
 		t_fail("page at %p is not present", addr);
 	if (!(ent & ((1ULL << 55) - 1)))
 		t_skip("pagemap shows no page frame numbers");
+	return ent & ((1ULL << 55) - 1);
+}
+
+/* The /proc/kpageflags word of the page mapped at @addr (see pfn_of()). */
+static inline uint64_t page_flags(const void *addr)
+{
+	uint64_t flags;
+	int fd;
+
 	fd = open("/proc/kpageflags", O_RDONLY);
 	if (fd < 0)
 		t_skip("/proc/kpageflags: %s", strerror(errno));
-	if (pread(fd, &flags, 8, (ent & ((1ULL << 55) - 1)) * 8) != 8)
+	if (pread(fd, &flags, 8, pfn_of(addr) * 8) != 8)
 		t_fail("kpageflags read: %s", strerror(errno));
 	close(fd);
 	return flags;
@@ -752,6 +775,25 @@ static inline void verify_buffered(struct io_uring *ring, int fd, int idx,
 	free(got);
 }
 
+/* A counter of /proc/vmstat ("name value" lines), or -1. */
+static inline long vmstat_value(const char *name)
+{
+	FILE *f = fopen("/proc/vmstat", "r");
+	char key[64];
+	long v, val = -1;
+
+	if (!f)
+		t_fail("/proc/vmstat: %s", strerror(errno));
+	while (fscanf(f, "%63s %ld", key, &v) == 2) {
+		if (!strcmp(key, name)) {
+			val = v;
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
 /*
  * Pages pinned with FOLL_PIN in the whole system: nr_foll_pin_acquired
  * minus nr_foll_pin_released of /proc/vmstat, after vm.stat_refresh has
@@ -762,27 +804,38 @@ static inline long foll_pins(void)
 	long acq, rel;
 
 	write_long("/proc/sys/vm/stat_refresh", 1);
-	acq = proc_value("/proc/vmstat", "nr_foll_pin_acquired");
-	rel = proc_value("/proc/vmstat", "nr_foll_pin_released");
-	if (acq < 0 || rel < 0) {
-		/* /proc/vmstat has "name value" lines, without a colon */
-		FILE *f = fopen("/proc/vmstat", "r");
-		char name[64];
-		long v;
-
-		if (!f)
-			t_fail("/proc/vmstat: %s", strerror(errno));
-		while (fscanf(f, "%63s %ld", name, &v) == 2) {
-			if (!strcmp(name, "nr_foll_pin_acquired"))
-				acq = v;
-			else if (!strcmp(name, "nr_foll_pin_released"))
-				rel = v;
-		}
-		fclose(f);
-	}
+	acq = vmstat_value("nr_foll_pin_acquired");
+	rel = vmstat_value("nr_foll_pin_released");
 	if (acq < 0 || rel < 0)
 		t_skip("no FOLL_PIN counters in /proc/vmstat");
 	return acq - rel;
+}
+
+#define FAULT_DBG	"/sys/kernel/debug/"
+
+static inline void fault_knob(const char *path, long val)
+{
+	if (write_long(path, val))
+		t_skip("%s: %s (no fault injection in debugfs)", path,
+		       strerror(errno));
+}
+
+/*
+ * Fault injection by fail-nth: the Nth slab or page allocation of this
+ * task fails (CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC), sleeping,
+ * highmem-capable and order-0 allocations included.  Skips without it.
+ */
+static inline void fault_setup(void)
+{
+	if (access("/proc/thread-self/fail-nth", W_OK))
+		t_skip("no /proc/thread-self/fail-nth: %s", strerror(errno));
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	fault_knob(FAULT_DBG "failslab/ignore-gfp-wait", 0);
+	fault_knob(FAULT_DBG "failslab/verbose", 0);
+	fault_knob(FAULT_DBG "fail_page_alloc/ignore-gfp-wait", 0);
+	fault_knob(FAULT_DBG "fail_page_alloc/ignore-gfp-highmem", 0);
+	fault_knob(FAULT_DBG "fail_page_alloc/min-order", 0);
+	fault_knob(FAULT_DBG "fail_page_alloc/verbose", 0);
 }
 
 /* Drop CAP_IPC_LOCK so that io_uring charges RLIMIT_MEMLOCK. */

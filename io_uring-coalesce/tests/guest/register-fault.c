@@ -13,30 +13,8 @@
  * are free again after munmap.  Skips without fault injection.
  */
 #include "iou_coalesce.h"
-#include <sys/mount.h>
 
-#define DBG	"/sys/kernel/debug/"
 #define MAX_TRIES	400
-
-static void knob(const char *path, long val)
-{
-	if (write_long(path, val))
-		t_skip("%s: %s (no fault injection in debugfs)", path,
-		       strerror(errno));
-}
-
-static void fault_setup(void)
-{
-	if (access("/proc/thread-self/fail-nth", W_OK))
-		t_skip("no /proc/thread-self/fail-nth: %s", strerror(errno));
-	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
-	knob(DBG "failslab/ignore-gfp-wait", 0);
-	knob(DBG "failslab/verbose", 0);
-	knob(DBG "fail_page_alloc/ignore-gfp-wait", 0);
-	knob(DBG "fail_page_alloc/ignore-gfp-highmem", 0);
-	knob(DBG "fail_page_alloc/min-order", 0);
-	knob(DBG "fail_page_alloc/verbose", 0);
-}
 
 /* Returns the number of tries that failed at an injected fault. */
 static int try_register(struct io_uring *ring, void *addr, size_t len,
