@@ -707,6 +707,15 @@ bench_programs() {
 	return 0
 }
 
+# bench_program_name STACK FILE: the name a program of bench_programs
+# goes by (STACK-NAME, as in the guest's /bench and the report).
+bench_program_name() {
+	case $2 in
+	*/Kbuild) echo "$1-$(basename "$(dirname "$2")")" ;;
+	*) echo "$1-$(basename "${2%.*}")" ;;
+	esac
+}
+
 # Patch files of a stack on a base, in series order.
 stack_patches() {
 	local dir=$REPO/$1/patches/$2 p

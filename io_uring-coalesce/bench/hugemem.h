@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the io_uring-coalesce benchmarks share: errors and skips, knobs
- * from the environment, sysctl files, and buffers of 2 MiB hugetlb
- * pages and of transparent huge pages, faulted in.
+ * What the io_uring-coalesce benchmarks share: errors and skips, the
+ * clock, knobs from the environment, sysctl and /proc/meminfo figures,
+ * and buffers of 2 MiB hugetlb pages and of transparent huge pages,
+ * faulted in.
  */
 #ifndef IOU_BENCH_HUGEMEM_H
 #define IOU_BENCH_HUGEMEM_H
@@ -30,10 +31,10 @@
 
 static long hp_old = -1;
 
-static void die(int code, const char *fmt, ...)
+static inline void die(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
-static void die(int code, const char *fmt, ...)
+static inline void die(int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -46,7 +47,7 @@ static void die(int code, const char *fmt, ...)
 	exit(code);
 }
 
-static long env_long(const char *name, long def, long min, long max)
+static inline long env_long(const char *name, long def, long min, long max)
 {
 	const char *s = getenv(name);
 	char *end;
@@ -60,7 +61,7 @@ static long env_long(const char *name, long def, long min, long max)
 	return v;
 }
 
-static long read_long(const char *path)
+static inline long read_long(const char *path)
 {
 	char buf[64];
 	ssize_t n;
@@ -77,22 +78,28 @@ static long read_long(const char *path)
 	return strtol(buf, NULL, 10);
 }
 
-static int write_long(const char *path, long val)
+static inline int write_str(const char *path, const char *val)
 {
-	char buf[32];
 	ssize_t n;
 	int fd;
 
-	fd = open(path, O_WRONLY);
+	fd = open(path, O_WRONLY | O_TRUNC);
 	if (fd < 0)
 		return -1;
-	snprintf(buf, sizeof(buf), "%ld\n", val);
-	n = write(fd, buf, strlen(buf));
+	n = write(fd, val, strlen(val));
 	close(fd);
 	return n < 0 ? -1 : 0;
 }
 
-static void restore_hugepages(void)
+static inline int write_long(const char *path, long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld\n", val);
+	return write_str(path, buf);
+}
+
+static inline void restore_hugepages(void)
 {
 	if (hp_old >= 0)
 		write_long(NR_HUGEPAGES, hp_old);
@@ -100,7 +107,7 @@ static void restore_hugepages(void)
 }
 
 /* Make sure @nr free 2 MiB huge pages exist; restored at exit. */
-static void reserve_hugepages(long nr)
+static inline void reserve_hugepages(long nr)
 {
 	long old = read_long(NR_HUGEPAGES), freenr = read_long(FREE_HUGEPAGES);
 
@@ -121,7 +128,7 @@ static void reserve_hugepages(long nr)
 }
 
 /* @size bytes of hugetlb memory, faulted in. */
-static char *huge_alloc(size_t size)
+static inline char *huge_alloc(size_t size)
 {
 	char *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
@@ -135,9 +142,10 @@ static char *huge_alloc(size_t size)
 	return p;
 }
 
-/* "AnonHugePages:" of /proc/meminfo in KiB, -1 if there is none. */
-static long anon_huge_kib(void)
+/* The @field line of /proc/meminfo in KiB, -1 if there is none. */
+static inline long meminfo_kib(const char *field)
 {
+	size_t len = strlen(field);
 	char line[128];
 	long kib = -1;
 	FILE *f = fopen("/proc/meminfo", "r");
@@ -145,10 +153,19 @@ static long anon_huge_kib(void)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1)
+		if (!strncmp(line, field, len) && line[len] == ':' &&
+		    sscanf(line + len + 1, "%ld", &kib) == 1)
 			break;
 	fclose(f);
 	return kib;
+}
+
+static inline double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /*
@@ -156,9 +173,9 @@ static long anon_huge_kib(void)
  * THPs (MADV_HUGEPAGE) and faulted in; *@map and *@map_len get the whole
  * mapping, for munmap().  NULL when the kernel gave fewer THPs than that.
  */
-static char *thp_alloc(size_t size, char **map, size_t *map_len)
+static inline char *thp_alloc(size_t size, char **map, size_t *map_len)
 {
-	long before = anon_huge_kib(), after;
+	long before = meminfo_kib("AnonHugePages"), after;
 	char *r, *p;
 	size_t i;
 
@@ -178,7 +195,7 @@ static char *thp_alloc(size_t size, char **map, size_t *map_len)
 	}
 	for (i = 0; i < size; i += 4096)
 		p[i] = 1;
-	after = anon_huge_kib();
+	after = meminfo_kib("AnonHugePages");
 	if (after - before < (long)(size >> 10)) {
 		printf("# only %ld of %zu KiB in THPs: THP figures left out\n",
 		       after - before, size >> 10);

@@ -43,19 +43,6 @@
 
 #define TRACING		"/sys/kernel/tracing"
 
-static int write_str(const char *path, const char *val)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_WRONLY | O_TRUNC);
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -1 : 0;
-}
-
 /* Whether the irqsoff tracer can be had; mounts tracefs if need be. */
 static int have_irqsoff(void)
 {

@@ -68,30 +68,6 @@
 #define READ_LEN	(READ_PAGES * HPAGE)	/* bytes per read: 8 MiB */
 #define QD		4
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* MemFree of /proc/meminfo in KiB, -1 if it cannot be read. */
-static long mem_free_kib(void)
-{
-	char line[128];
-	long kib = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemFree: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
-
 static void bench_register(struct io_uring *ring, const char *backing,
 			   char *p, size_t size, int iters, int meta_figure)
 {
@@ -103,14 +79,14 @@ static void bench_register(struct io_uring *ring, const char *backing,
 	iov.iov_base = p;
 	iov.iov_len = size;
 	for (i = 0; i < iters; i++) {
-		free0 = mem_free_kib();
+		free0 = meminfo_kib("MemFree");
 		t0 = now();
 		ret = io_uring_register_buffers(ring, &iov, 1);
 		t1 = now();
 		if (ret)
 			die(T_EXIT_FAIL, "io_uring_register_buffers(%zu): %s",
 			    size, strerror(-ret));
-		free1 = mem_free_kib();
+		free1 = meminfo_kib("MemFree");
 		if (free0 >= 0 && free1 >= 0 &&
 		    (meta < 0 || free0 - free1 < meta))
 			meta = free0 - free1 > 0 ? free0 - free1 : 0;

@@ -19,26 +19,18 @@
  * no SEND_ZC, no hugetlb or no IPv4.
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <liburing.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#define HPAGE		(2UL << 20)
+#include "hugemem.h"
+
 #define NR_HP		4
 #define BUF_LEN		(NR_HP * HPAGE)
 #define CHUNK		(64UL << 10)
@@ -46,56 +38,6 @@
 #ifndef SO_MEMINFO
 #define SO_MEMINFO	55
 #endif
-#define NR_HUGEPAGES	"/proc/sys/vm/nr_hugepages"
-
-static long hp_old = -1;
-
-static void die(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs(code == 77 ? "skip: " : "error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long file_long(const char *path, long set)
-{
-	FILE *f = fopen(path, set < 0 ? "r" : "w");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (set < 0) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-	} else {
-		v = fprintf(f, "%ld\n", set) < 0 ? -1 : set;
-	}
-	if (fclose(f))
-		v = -1;
-	return v;
-}
-
-static void restore_hugepages(void)
-{
-	if (hp_old >= 0)
-		file_long(NR_HUGEPAGES, hp_old);
-}
 
 static void loopback_up(void)
 {
@@ -137,15 +79,8 @@ int main(void)
 	total = (unsigned long long)mb << 20;
 	loopback_up();
 
-	hp_old = file_long(NR_HUGEPAGES, -1);
-	if (hp_old < 0)
-		die(77, "no hugetlb pages");
-	atexit(restore_hugepages);
-	file_long(NR_HUGEPAGES, hp_old + NR_HP);
-	buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
-	if (buf == MAP_FAILED)
-		die(1, "hugetlb mmap: %s", strerror(errno));
+	reserve_hugepages(NR_HP);
+	buf = huge_alloc(BUF_LEN);
 	for (i = 0; i < BUF_LEN; i++)
 		buf[i] = i * 7;
 
