@@ -9,6 +9,9 @@
  *   byte lands where it should;
  * - a buffer whose first part is faulted in and whose end is PROT_NONE:
  *   refused with -EFAULT, and the pins of the first part are dropped;
+ * both with parts of 64 KiB and of 3 MiB: a part of 3 MiB, starting a
+ * sector into a page, takes the lockless walk over a dozen of its batches
+ * (of 64 pages on 6.1) and stops it inside one;
  * - one memfd mapped as two VMAs, not in file order: one file, accepted;
  * - anonymous memory followed by a memfd, and two memfds: before v6.5 a
  *   buffer spanning different files is refused with -EINVAL (since v6.5,
@@ -24,6 +27,7 @@
 #include <sys/utsname.h>
 
 #define PART	(64UL << 10)
+#define BIG_PART	(3UL << 20)
 #define MNT	"/tmp/register-vmas"
 
 static int old_rules;
@@ -64,35 +68,42 @@ static void register_verify(struct io_uring *ring, int fd, uint8_t *addr,
 		t_fail("%s: unregister: %s", what, strerror(-ret));
 }
 
-static void partly_faulted(struct io_uring *ring, int fd)
+/* Parts of @part bytes: faulted in for writing, read only, untouched. */
+static void partly_faulted(struct io_uring *ring, int fd, size_t part)
 {
-	size_t len = 3 * PART;
+	size_t len = 3 * part;
 	volatile uint8_t sink;
+	char what[64];
 	uint8_t *a;
 	size_t i;
 
 	a = small_alloc(len);
-	memset(a, 0x11, PART);
-	for (i = PART; i < 2 * PART; i += SMALL_PAGE)
+	memset(a, 0x11, part);
+	for (i = part; i < 2 * part; i += SMALL_PAGE)
 		sink = a[i];
 	(void)sink;
 
-	register_verify(ring, fd, a + SECTOR, len - 2 * SECTOR, 41,
-			"partly faulted buffer");
+	snprintf(what, sizeof(what), "partly faulted buffer, parts of %zu KiB",
+		 part >> 10);
+	register_verify(ring, fd, a + SECTOR, len - 2 * SECTOR, 41, what);
 	munmap(a, len);
 }
 
-static void faulted_then_hole(struct io_uring *ring)
+/* A part of @part bytes faulted in, then one as large of PROT_NONE. */
+static void faulted_then_hole(struct io_uring *ring, size_t part)
 {
+	char what[64];
 	uint8_t *a;
 
-	a = small_alloc(2 * PART);
-	memset(a, 0x44, PART);
-	if (mprotect(a + PART, PART, PROT_NONE))
+	a = small_alloc(2 * part);
+	memset(a, 0x44, part);
+	if (mprotect(a + part, part, PROT_NONE))
 		t_fail("mprotect: %s", strerror(errno));
-	expect_register(ring, a + SECTOR, 2 * PART - SECTOR, EFAULT, EFAULT,
-			"faulted in, then PROT_NONE");
-	munmap(a, 2 * PART);
+	snprintf(what, sizeof(what), "%zu KiB faulted in, then PROT_NONE",
+		 part >> 10);
+	expect_register(ring, a + SECTOR, 2 * part - SECTOR, EFAULT, EFAULT,
+			what);
+	munmap(a, 2 * part);
 }
 
 /* A new memfd of @len bytes. */
@@ -191,8 +202,10 @@ int main(void)
 	fd = nvme_open(64UL << 20);
 	ring_init(&ring);
 
-	partly_faulted(&ring, fd);
-	faulted_then_hole(&ring);
+	partly_faulted(&ring, fd, PART);
+	partly_faulted(&ring, fd, BIG_PART);
+	faulted_then_hole(&ring, PART);
+	faulted_then_hole(&ring, BIG_PART);
 	file_rules(&ring, fd);
 	ext2_file(&ring);
 
