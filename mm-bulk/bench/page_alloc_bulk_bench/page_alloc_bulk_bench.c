@@ -22,7 +22,10 @@
  * On a kernel without the bulk allocator (built without
  * HAVE_ALLOC_PAGES_BULK) the bulk_array and bulk_list figures measure what
  * a caller does there instead: an alloc_page() loop filling the array or
- * the list.  The module stays loaded until removed; loading fails with
+ * the list.  In newer kernels (7.3 among the bases) the array form is
+ * called alloc_pages_bulk() and there is no list form: built
+ * with BULK_ARRAY_ONLY, the module measures the array call under its old
+ * name and prints no bulk_list figures.  The module stays loaded until removed; loading fails with
  * -ENOMEM if the allocator ever returns fewer pages than asked for, and
  * with -EAGAIN if a timed run saw no time pass (a clock source that is
  * still coarse early in boot), rather than print a figure of zero.
@@ -54,7 +57,10 @@ static const char * const method_name[NR_METHODS] = {
 static const unsigned int batches[] = { 1, 8, 16, 32, 64, 128 };
 #define MAX_BATCH 128
 
-#ifdef HAVE_ALLOC_PAGES_BULK
+#ifdef BULK_ARRAY_ONLY
+#define alloc_pages_bulk_array(gfp, n, array) alloc_pages_bulk(gfp, n, array)
+static const char kernel_kind[] = "bulk allocator, array form only";
+#elif defined(HAVE_ALLOC_PAGES_BULK)
 static const char kernel_kind[] = "bulk allocator";
 #else
 static const char kernel_kind[] = "no bulk allocator: bulk figures are alloc_page() loops";
@@ -91,6 +97,16 @@ static void free_list(struct list_head *list)
 		list_del(&page->lru);
 		__free_page(page);
 	}
+}
+
+/* Whether this kernel has method @m to measure. */
+static bool have_method(enum method m)
+{
+#ifdef BULK_ARRAY_ONLY
+	return m != BULK_LIST;
+#else
+	return true;
+#endif
 }
 
 /* One batch with @m; returns the pages it got, all freed again. */
@@ -135,7 +151,7 @@ static unsigned int one_batch(enum method m, unsigned int n,
 	case BULK_LIST:
 		t0 = ktime_get_ns();
 		c0 = get_cycles();
-#ifdef HAVE_ALLOC_PAGES_BULK
+#if defined(HAVE_ALLOC_PAGES_BULK) && !defined(BULK_ARRAY_ONLY)
 		got = alloc_pages_bulk_list(GFP_KERNEL, n, &list);
 #else
 		for (i = 0; i < n; i++) {
@@ -169,13 +185,15 @@ static int measure(unsigned int n, struct page **array, u64 *ns, u64 *cycles,
 	u64 *col;
 
 	for (m = 0; m < NR_METHODS; m++)
-		for (c = 0; c < calls; c++)
+		for (c = 0; c < calls && have_method(m); c++)
 			if (one_batch(m, n, array, &warm) != n)
 				return -ENOMEM;
 	for (r = 0; r < reps; r++) {
 		for (m = 0; m < NR_METHODS; m++) {
 			struct sample s = { 0, 0 };
 
+			if (!have_method(m))
+				continue;
 			for (c = 0; c < calls; c++) {
 				if (one_batch(m, n, array, &s) != n)
 					return -ENOMEM;
@@ -192,6 +210,8 @@ static int measure(unsigned int n, struct page **array, u64 *ns, u64 *cycles,
 	if (!col)
 		return -ENOMEM;
 	for (m = 0; m < NR_METHODS; m++) {
+		if (!have_method(m))
+			continue;
 		for (r = 0; r < reps; r++)
 			col[r] = ns_v[r][m];
 		sort(col, reps, sizeof(*col), cmp_u64, NULL);
@@ -244,6 +264,8 @@ static int __init page_alloc_bulk_bench_init(void)
 		for (m = 0; m < NR_METHODS; m++) {
 			char what[32];
 
+			if (!have_method(m))
+				continue;
 			snprintf(what, sizeof(what), "alloc_%s", method_name[m]);
 			print_figure(what, n, "ns", ns[m]);
 			print_figure(what, n, "cycles", cycles[m]);
