@@ -26,6 +26,19 @@
  *    are left out, with a "# " line saying so, when the kernel does not
  *    back the buffer with THPs.
  *
+ *    Beside them, the fixed cost of an unregistration, each the median of
+ *    FIXED_REPS calls (so that a timer tick inside one does not count):
+ *
+ *	figure unregister_empty_s SECONDS s lower
+ *	figure unregister_4k_s SECONDS s lower
+ *
+ *    io_uring_unregister_buffers() with no buffers registered, which
+ *    fails with -ENXIO at once (the system call and the ring's lock), and
+ *    that of one 4 KiB buffer (the quiesce of the buffer table, almost
+ *    nothing to unpin).  Where two kernels differ in the large figures by
+ *    the same time at every size, these say whether the system call or
+ *    the quiesce holds the difference.
+ *
  * 2. 8 MiB O_DIRECT READ_FIXED reads from /dev/nvme0n1 into one registered
  *    buffer of 4 hugetlb pages, queue depth 4 (all four reads target the
  *    same buffer), IOU_BENCH_READ_MB in total (default 8192, 0 skips this
@@ -67,6 +80,7 @@
 #define READ_PAGES	4		/* huge pages in the read buffer */
 #define READ_LEN	(READ_PAGES * HPAGE)	/* bytes per read: 8 MiB */
 #define QD		4
+#define FIXED_REPS	65
 
 static void bench_register(struct io_uring *ring, const char *backing,
 			   char *p, size_t size, int iters, int meta_figure)
@@ -107,6 +121,46 @@ static void bench_register(struct io_uring *ring, const char *backing,
 	if (meta_figure && meta >= 0)
 		printf("figure register_%s_%zuM_meta_KiB %ld KiB lower\n",
 		       backing, size / MIB, meta);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void bench_fixed(struct io_uring *ring, char *page)
+{
+	struct iovec iov = { .iov_base = page, .iov_len = 4096 };
+	double empty[FIXED_REPS], one[FIXED_REPS], t0;
+	int i, ret;
+
+	for (i = 0; i < FIXED_REPS; i++) {
+		t0 = now();
+		ret = io_uring_unregister_buffers(ring);
+		empty[i] = now() - t0;
+		if (ret != -ENXIO)
+			die(T_EXIT_FAIL, "io_uring_unregister_buffers with none registered: %d, want -ENXIO",
+			    ret);
+	}
+	for (i = 0; i < FIXED_REPS; i++) {
+		ret = io_uring_register_buffers(ring, &iov, 1);
+		if (ret)
+			die(T_EXIT_FAIL, "io_uring_register_buffers(4 KiB): %s",
+			    strerror(-ret));
+		t0 = now();
+		ret = io_uring_unregister_buffers(ring);
+		one[i] = now() - t0;
+		if (ret)
+			die(T_EXIT_FAIL, "io_uring_unregister_buffers(4 KiB): %s",
+			    strerror(-ret));
+	}
+	qsort(empty, FIXED_REPS, sizeof(empty[0]), cmp_double);
+	qsort(one, FIXED_REPS, sizeof(one[0]), cmp_double);
+	printf("figure unregister_empty_s %.9f s lower\n",
+	       empty[FIXED_REPS / 2]);
+	printf("figure unregister_4k_s %.9f s lower\n", one[FIXED_REPS / 2]);
 }
 
 /* system + irq + softirq ticks of all CPUs, from /proc/stat. */
@@ -293,6 +347,15 @@ int main(void)
 	       backings, iters, read_total / MIB, devsize / MIB,
 	       read_total ? dev : "(none)");
 
+	{
+		char *page = aligned_alloc(4096, 4096);
+
+		if (!page)
+			die(T_EXIT_FAIL, "aligned_alloc: %s", strerror(errno));
+		memset(page, 0, 4096);
+		bench_fixed(&ring, page);
+		free(page);
+	}
 	if (strstr(backings, "hugetlb")) {
 		char *p;
 
