@@ -88,7 +88,7 @@ static void bench_register(struct io_uring *ring, const char *backing,
 			   char *p, size_t size, int iters, int meta_figure)
 {
 	struct iovec iov;
-	double treg = 0, tunreg = 0, t0, t1, t2;
+	double treg = 0, tunreg = 0, t0, t1, t2, t3;
 	long meta = -1, free0, free1;
 	int i, ret;
 
@@ -96,9 +96,11 @@ static void bench_register(struct io_uring *ring, const char *backing,
 	iov.iov_len = size;
 	for (i = 0; i < iters; i++) {
 		free0 = meminfo_kib("MemFree");
+		profile_mark();
 		t0 = now();
 		ret = io_uring_register_buffers(ring, &iov, 1);
 		t1 = now();
+		profile_mark();
 		if (ret)
 			die(T_EXIT_FAIL, "io_uring_register_buffers(%zu): %s",
 			    size, strerror(-ret));
@@ -106,15 +108,19 @@ static void bench_register(struct io_uring *ring, const char *backing,
 		if (free0 >= 0 && free1 >= 0 &&
 		    (meta < 0 || free0 - free1 < meta))
 			meta = free0 - free1 > 0 ? free0 - free1 : 0;
-		ret = io_uring_unregister_buffers(ring);
+		/* The unregistration alone: /proc/meminfo is read before. */
+		profile_mark();
 		t2 = now();
+		ret = io_uring_unregister_buffers(ring);
+		t3 = now();
+		profile_mark();
 		if (ret)
 			die(T_EXIT_FAIL, "io_uring_unregister_buffers: %s",
 			    strerror(-ret));
 		printf("# %s %zu MiB, iteration %d: register %.6f s unregister %.6f s\n",
-		       backing, size / MIB, i + 1, t1 - t0, t2 - t1);
+		       backing, size / MIB, i + 1, t1 - t0, t3 - t2);
 		treg += t1 - t0;
-		tunreg += t2 - t1;
+		tunreg += t3 - t2;
 	}
 	printf("figure register_%s_%zuM_s %.9f s lower\n", backing,
 	       size / MIB, treg / iters);
@@ -139,9 +145,11 @@ static void bench_fixed(struct io_uring *ring, char *page)
 	int i, ret;
 
 	for (i = 0; i < FIXED_REPS; i++) {
+		profile_mark();
 		t0 = now();
 		ret = io_uring_unregister_buffers(ring);
 		empty[i] = now() - t0;
+		profile_mark();
 		if (ret != -ENXIO)
 			die(T_EXIT_FAIL, "io_uring_unregister_buffers with none registered: %d, want -ENXIO",
 			    ret);
@@ -151,9 +159,11 @@ static void bench_fixed(struct io_uring *ring, char *page)
 		if (ret)
 			die(T_EXIT_FAIL, "io_uring_register_buffers(4 KiB): %s",
 			    strerror(-ret));
+		profile_mark();
 		t0 = now();
 		ret = io_uring_unregister_buffers(ring);
 		one[i] = now() - t0;
+		profile_mark();
 		if (ret)
 			die(T_EXIT_FAIL, "io_uring_unregister_buffers(4 KiB): %s",
 			    strerror(-ret));
