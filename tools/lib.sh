@@ -724,6 +724,35 @@ stack_patches() {
 	done
 }
 
+# series_patches BASE STACK...: the patches of the stacks on BASE, in
+# order, then KSTACKS_EXTRA_PATCHES (paths: a mutant, a selftest's probe),
+# one absolute path a line.
+series_patches() {
+	local base=$1 s p
+	shift
+	for s in "$@"; do stack_patches "$s" "$base"; done
+	for p in ${KSTACKS_EXTRA_PATCHES:-}; do
+		[ -f "$p" ] || die "no such patch: $p"
+		echo "$(cd "$(dirname "$p")" && pwd)/$(basename "$p")"
+	done
+}
+
+# lay_out_series TREE: the patches on standard input (series_patches) as
+# the quilt series TREE/kstacks-patches, links to the repository's files.
+lay_out_series() {
+	local dir=$1/kstacks-patches p n
+	mkdir -p "$dir"
+	while read -r p; do
+		case $p in
+		"$REPO"/*) n=${p#"$REPO"/} ;;
+		*) n=extra/$(basename "$p") ;;
+		esac
+		mkdir -p "$dir/$(dirname "$n")"
+		ln -s "$p" "$dir/$n"
+		echo "$n" >>"$dir/series"
+	done
+}
+
 # --- proofs of the cells ------------------------------------------------------
 # A base's proof (proofs/BASE, written by make matrix) records its last full
 # run: the build coverage under all its configs and its cell, passed with

@@ -62,12 +62,36 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Register @nr buffers (@iov) or files (@fds) and unregister them; return
+ * whether the unregistration switched tasks.
+ */
+static int unregister_switched(struct io_uring *ring, const struct iovec *iov,
+			       const int *fds, int nr, int round)
+{
+	const char *what = iov ? "buffers" : "files";
+	long before;
+	int ret, sw;
+
+	ret = iov ? io_uring_register_buffers(ring, iov, nr) :
+		    io_uring_register_files(ring, fds, nr);
+	if (ret)
+		t_fail("round %d: register %s: %s", round, what, strerror(-ret));
+	before = switches();
+	ret = iov ? io_uring_unregister_buffers(ring) :
+		    io_uring_unregister_files(ring);
+	sw = switches() != before;
+	if (ret)
+		t_fail("round %d: unregister %s: %s", round, what,
+		       strerror(-ret));
+	return sw;
+}
+
 static void no_worker_hop(uint8_t *mem, int pipes[2])
 {
 	struct io_uring ring;
 	struct iovec iov[NR_BUFS];
-	int fds[NR_FILES], i, ret, round, buf_sw = 0, file_sw = 0;
-	long before;
+	int fds[NR_FILES], i, round, buf_sw = 0, file_sw = 0;
 
 	for (i = 0; i < NR_BUFS; i++) {
 		iov[i].iov_base = mem + i * BUF_LEN;
@@ -77,27 +101,9 @@ static void no_worker_hop(uint8_t *mem, int pipes[2])
 		fds[i] = pipes[i & 1];
 	ring_init(&ring);
 	for (round = 0; round < ROUNDS; round++) {
-		ret = io_uring_register_buffers(&ring, iov, NR_BUFS);
-		if (ret)
-			t_fail("round %d: register buffers: %s", round,
-			       strerror(-ret));
-		before = switches();
-		ret = io_uring_unregister_buffers(&ring);
-		buf_sw += switches() != before;
-		if (ret)
-			t_fail("round %d: unregister buffers: %s", round,
-			       strerror(-ret));
-
-		ret = io_uring_register_files(&ring, fds, NR_FILES);
-		if (ret)
-			t_fail("round %d: register files: %s", round,
-			       strerror(-ret));
-		before = switches();
-		ret = io_uring_unregister_files(&ring);
-		file_sw += switches() != before;
-		if (ret)
-			t_fail("round %d: unregister files: %s", round,
-			       strerror(-ret));
+		buf_sw += unregister_switched(&ring, iov, NULL, NR_BUFS, round);
+		file_sw += unregister_switched(&ring, NULL, fds, NR_FILES,
+					       round);
 	}
 	io_uring_queue_exit(&ring);
 	t_log("unregistrations with a context switch: buffers %d of %d, files %d of %d",
@@ -124,12 +130,48 @@ static void *unregister_thread(void *arg)
 	return NULL;
 }
 
+/* A READ_FIXED of the registered buffer @mem from the pipe @fd, pending. */
+static void submit_read(struct io_uring *ring, int fd, uint8_t *mem,
+			const char *what)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	int ret;
+
+	io_uring_prep_read_fixed(sqe, fd, mem, BUF_LEN, 0, 0);
+	sqe->user_data = 1;
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		t_fail("%s: submit: %d", what, ret);
+}
+
+/*
+ * Write @msg into the pipe @wfd and reap the read submit_read() queued:
+ * it must complete with all of @msg, in @mem.
+ */
+static void complete_read(struct io_uring *ring, int wfd, const uint8_t *mem,
+			  const char *msg, size_t len, const char *what)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (write(wfd, msg, len) != (ssize_t)len)
+		t_fail("%s: write: %s", what, strerror(errno));
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		t_fail("%s: wait: %s", what, strerror(-ret));
+	if (cqe->user_data != 1 || cqe->res != (int)len)
+		t_fail("%s: read completed with %d (user_data %llu), want %zu",
+		       what, cqe->res, (unsigned long long)cqe->user_data, len);
+	if (memcmp(mem, msg, len))
+		t_fail("%s: the fixed buffer does not hold what was written",
+		       what);
+	io_uring_cqe_seen(ring, cqe);
+}
+
 static void held_by_request(uint8_t *mem)
 {
 	static const char msg[] = "quiesce";
 	struct io_uring ring;
-	struct io_uring_sqe *sqe;
-	struct io_uring_cqe *cqe;
 	struct iovec iov = { .iov_base = mem, .iov_len = BUF_LEN };
 	struct unreg u = { .ring = &ring };
 	pthread_t thread;
@@ -151,12 +193,7 @@ static void held_by_request(uint8_t *mem)
 			t_fail("held: unregister %d: %s", i, strerror(-ret));
 	}
 	memset(mem, 0, BUF_LEN);
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_read_fixed(sqe, p[0], mem, BUF_LEN, 0, 0);
-	sqe->user_data = 1;
-	ret = io_uring_submit(&ring);
-	if (ret != 1)
-		t_fail("held: submit: %d", ret);
+	submit_read(&ring, p[0], mem, "held");
 
 	ret = pthread_create(&thread, NULL, unregister_thread, &u);
 	if (ret)
@@ -167,18 +204,7 @@ static void held_by_request(uint8_t *mem)
 		       u.ret);
 
 	written = now_s();
-	if (write(p[1], msg, sizeof(msg)) != sizeof(msg))
-		t_fail("held: write: %s", strerror(errno));
-	ret = io_uring_wait_cqe(&ring, &cqe);
-	if (ret)
-		t_fail("held: wait: %s", strerror(-ret));
-	if (cqe->user_data != 1 || cqe->res != sizeof(msg))
-		t_fail("held: read completed with %d (user_data %llu), want %zu",
-		       cqe->res, (unsigned long long)cqe->user_data,
-		       sizeof(msg));
-	if (memcmp(mem, msg, sizeof(msg)))
-		t_fail("held: the fixed buffer does not hold what was written");
-	io_uring_cqe_seen(&ring, cqe);
+	complete_read(&ring, p[1], mem, msg, sizeof(msg), "held");
 
 	start = now_s();
 	while (!__atomic_load_n(&u.done, __ATOMIC_ACQUIRE)) {
@@ -213,7 +239,6 @@ static void interrupted(uint8_t *mem)
 {
 	static const char msg[] = "interrupted";
 	struct io_uring ring;
-	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	struct iovec iov = { .iov_base = mem, .iov_len = BUF_LEN };
 	struct unreg u = { .ring = &ring };
@@ -231,12 +256,7 @@ static void interrupted(uint8_t *mem)
 	ret = io_uring_register_buffers_tags(&ring, &iov, &tag, 1);
 	if (ret)
 		t_fail("interrupted: register: %s", strerror(-ret));
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_read_fixed(sqe, p[0], mem, BUF_LEN, 0, 0);
-	sqe->user_data = 1;
-	ret = io_uring_submit(&ring);
-	if (ret != 1)
-		t_fail("interrupted: submit: %d", ret);
+	submit_read(&ring, p[0], mem, "interrupted");
 
 	ret = pthread_create(&thread, NULL, unregister_thread, &u);
 	if (ret)
@@ -254,15 +274,7 @@ static void interrupted(uint8_t *mem)
 		t_fail("interrupted: unregistration returned %d while a request held the buffer",
 		       u.ret);
 
-	if (write(p[1], msg, sizeof(msg)) != sizeof(msg))
-		t_fail("interrupted: write: %s", strerror(errno));
-	ret = io_uring_wait_cqe(&ring, &cqe);
-	if (ret)
-		t_fail("interrupted: wait: %s", strerror(-ret));
-	if (cqe->user_data != 1 || cqe->res != sizeof(msg))
-		t_fail("interrupted: read completed with %d (user_data %llu)",
-		       cqe->res, (unsigned long long)cqe->user_data);
-	io_uring_cqe_seen(&ring, cqe);
+	complete_read(&ring, p[1], mem, msg, sizeof(msg), "interrupted");
 
 	/* still registered: replace it, the old tag comes from the worker */
 	ret = io_uring_register_buffers_update_tag(&ring, 0, &iov, &ntag, 1);
