@@ -922,9 +922,9 @@ provenance_problems() {
 	pm=$(patch_header_field "$p" Patch-mainline)
 	refs=$(patch_header_field "$p" References)
 	if [ -z "$pm" ]; then
-		why="no Patch-mainline: line after the Subject: (Never, <reason> or Not yet, <reason>)"
-	elif ! [[ $pm =~ ^(Never|Not\ yet),\ [^\ ] ]]; then
-		why="Patch-mainline: is neither 'Never, <reason>' nor 'Not yet, <reason>': $pm"
+		why="no Patch-mainline: line after the Subject: (vX.Y, Never, <reason> or Not yet, <reason>)"
+	elif ! [[ $pm =~ ^(Never|Not\ yet),\ [^\ ] || $pm =~ ^v[0-9]+\.[0-9]+$ ]]; then
+		why="Patch-mainline: is neither vX.Y (a backport) nor 'Never, <reason>' nor 'Not yet, <reason>': $pm"
 	elif ! awk '/^Subject:/ { getline; exit !/^Patch-mainline:/ }' "$p"; then
 		why="Patch-mainline: does not follow the Subject: line"
 	fi
