@@ -35,7 +35,7 @@ TO ?=
 
 sel = $(if $(STACK),--stack $(STACK)) $(if $(BASE),--base "$(BASE)")
 
-.PHONY: all run setup check check-unit matrix bench series suite apply build shell drift refresh vanilla-check coverage clean need-base
+.PHONY: all run setup check check-unit matrix bench series trailers suite apply build shell drift refresh vanilla-check coverage clean need-base
 
 all: check
 
@@ -59,6 +59,10 @@ bench:
 
 series:
 	tools/series $(sel)
+
+trailers: need-base
+	$(if $(and $(STACK),$(MBOX)),,$(error STACK= and MBOX= are required))
+	tools/trailers $(STACK) $(BASE) $(MBOX)
 
 suite: need-base
 	$(if $(STACK),,$(error STACK= is required (one of: $(shell ls */STACK | cut -d/ -f1 | xargs))))
