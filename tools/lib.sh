@@ -20,6 +20,35 @@ export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
 export KBUILD_BUILD_USER=kstacks KBUILD_BUILD_HOST=kstacks
 export LC_ALL=C
 
+# console_text LOG: a console log as lines of text: carriage returns
+# dropped, and the guest's own lines made whole again.  The init's
+# output reaches the serial port through the tty's buffer, the kernel's
+# messages are written to it directly, so a kernel message ("[   40.1]
+# kstacks: running ...") can land inside a line of the init: "not ok 9
+# io_urin[   40.1] ...", then "g-coalesce-register-errors # exit 1".
+# The guest's line is put together again and the message follows it (it
+# was written after the line began: the test it names comes after).
+# Lines of a test's own output ("# ...") are left as they are: they may
+# quote the kernel's log.
+console_text() {
+	tr -d '\r' <"$1" | awk '
+		function klog(s) { return s ~ /^\[ *[0-9]+\.[0-9]+\] / }
+		{
+			if (cut != "") {
+				if (klog($0)) { held = held "\n" $0; next }
+				$0 = cut $0; cut = ""
+			}
+			if ($0 !~ /^#/ && match($0, /\[ *[0-9]+\.[0-9]+\] /) && RSTART > 1) {
+				cut = substr($0, 1, RSTART - 1)
+				held = held "\n" substr($0, RSTART)
+				next
+			}
+			print
+			if (held != "") { print substr(held, 2); held = "" }
+		}
+		END { if (cut != "") print cut; if (held != "") print substr(held, 2) }'
+}
+
 prog=$(basename "$0")
 
 die() {
