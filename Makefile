@@ -25,6 +25,10 @@
 #   make coverage BASE=6.1 [STACK=]   every prefix under Debian's configs
 #                            and variants, W=1 and sparse (objects only)
 #   make setup               install Debian packages, extract the bases
+#   make debian BASE=6.1 [STACK=]   the stacks as Debian carries patches (DEP-3,
+#                            a series snippet, a changelog entry): out/debian/BASE
+#   make debian-check BASE=6.1 [STACK=]   the Debian tier: the export added to
+#                            Debian's linux source package, built by dpkg-source
 #   make clean               remove out/ (caches stay in ~/.cache/kstacks)
 
 STACK ?=
@@ -35,7 +39,7 @@ TO ?=
 
 sel = $(if $(STACK),--stack $(STACK)) $(if $(BASE),--base "$(BASE)")
 
-.PHONY: all run setup check check-unit matrix bench series trailers suite apply build shell drift refresh vanilla-check coverage clean need-base
+.PHONY: all run setup check check-unit matrix bench series trailers debian debian-check suite apply build shell drift refresh vanilla-check coverage clean need-base
 
 all: check
 
@@ -63,6 +67,12 @@ series:
 trailers: need-base
 	$(if $(and $(STACK),$(MBOX)),,$(error STACK= and MBOX= are required))
 	tools/trailers $(STACK) $(BASE) $(MBOX)
+
+debian: need-base
+	tools/debian export $(BASE) $(STACK)
+
+debian-check: need-base
+	tools/debian check $(BASE) $(STACK)
 
 suite: need-base
 	$(if $(STACK),,$(error STACK= is required (one of: $(shell ls */STACK | cut -d/ -f1 | xargs))))
