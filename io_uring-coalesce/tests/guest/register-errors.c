@@ -12,12 +12,14 @@
  *   the buffer had pinned the pages before it.  Seen as a try that fails
  *   with none of them faulted in and returns -EFAULT, in one of up to
  *   three passes on one CPU (the count of allocations can shift).
- * - migration: the other 16 are faulted into a memory block onlined as
- *   ZONE_MOVABLE (memory hotplug; the first 16 were faulted in before it
- *   existed), which a longterm pin moves out first.  Registration fails
- *   with -ENOMEM, never -EFAULT, also where the migration fails (seen as
- *   a try after which fewer, but not none, of those pages are in the
- *   block: the allocation for the next page failed).
+ * - migration: the other 16 are faulted, afresh before every try, into a
+ *   memory block onlined as ZONE_MOVABLE (memory hotplug; the first 16
+ *   were faulted in before it existed), which a longterm pin moves out
+ *   first.  Registration fails with -ENOMEM, never -EFAULT, also where
+ *   the migration fails (seen as a try after which fewer, but not none,
+ *   of those pages are in the block: the allocation for the next page
+ *   failed).  Afresh, because a failing allocation may have a fallback
+ *   (kvmalloc() falls back to vmalloc()) and a try can move them all.
  *
  * After every try the FOLL_PIN count and VmPin are back where they were.
  * The migration part skips (after the fault part passed) without memory
@@ -224,6 +226,19 @@ static size_t in_block(const uint8_t *p, size_t len)
 	return n;
 }
 
+/* Map the second half afresh and fault it in (into the block). */
+static size_t second_half_movable(uint8_t *buf)
+{
+	uint8_t *half = buf + HALF;
+
+	if (mmap(half, HALF, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		t_fail("mmap: %s", strerror(errno));
+	madvise(half, HALF, MADV_NOHUGEPAGE);
+	memset(half, 2, HALF);
+	return in_block(half, HALF);
+}
+
 static void migration_part(struct io_uring *ring, uint8_t *buf)
 {
 	int n, ret, reached, mig_failed = 0, enomem = 0;
@@ -235,11 +250,13 @@ static void migration_part(struct io_uring *ring, uint8_t *buf)
 		t_skip("no memory block could be onlined movable (the fault part passed)");
 	if (in_block(buf, HALF))
 		t_fail("the first half is in the block onlined just now");
-	memset(buf + HALF, 2, HALF);
-	if (!in_block(buf + HALF, SMALL_PAGE))
+	if (!second_half_movable(buf))
 		t_skip("the second half did not land in ZONE_MOVABLE (the fault part passed)");
 	for (n = 1; n <= MAX_TRIES; n++) {
-		before = in_block(buf + HALF, HALF);
+		before = second_half_movable(buf);
+		if (!before)
+			t_fail("migration: try %d: the second half did not land in ZONE_MOVABLE",
+			       n);
 		ret = try_once(ring, buf, n, &reached);
 		after = in_block(buf + HALF, HALF);
 		if (!ret && !reached)
