@@ -255,7 +255,7 @@ BASE_SCHEMA="PACKAGE:word! SUITE:word! PROVEN:word LIST:email CONFIG_PACKAGE:wor
 STACK_SCHEMA="VERSION:number! DEPENDS:stacks SUMMARY:text UPSTREAM:bases UPSTREAM_PROBE:text
 	LATER:bases PENDING:bases KUNIT_SUITES:words QEMU_NEEDS:words BOOT_ARGS:text TEST_MEM:size
 	UPSTREAM_TESTS:bases UPSTREAM_BENCH:bases SUITES:words SEPARATE_TESTS:words BENCH_BY:stack
-	ALT_NEEDS:words"
+	ALT_NEEDS:words BASE_VERSIONS:baseversions"
 
 # meta_type_problem TYPE VALUE: sets META_WHY to why VALUE is not of TYPE
 # (empty if it is). No subshell: lib.sh reads every file at each start.
@@ -272,6 +272,15 @@ meta_type_problem() {
 			META_WHY="an e-mail address, not '$v'"
 		fi ;;
 	number) [[ $v =~ ^[0-9]+$ ]] || META_WHY="a whole number, not '$v'" ;;
+	baseversions)
+		for w in $v; do
+			if ! [[ $w =~ ^([^:[:space:]]+):([0-9]+)$ ]]; then
+				META_WHY="BASE:N words (6.1:5), not '$w'"
+				return 0
+			fi
+			[ -f "$TOOLS/bases/${BASH_REMATCH[1]}.conf" ] ||
+				{ META_WHY="BASE:N words, and there is no base '${BASH_REMATCH[1]}'"; return 0; }
+		done ;;
 	size) [[ $v =~ ^[0-9]+[KMG]$ ]] || META_WHY="a size such as 4G, not '$v'" ;;
 	yesno) [[ $v == yes || $v == no ]] || META_WHY="yes or no, not '$v'" ;;
 	stack | stacks | base | bases)
@@ -347,6 +356,14 @@ meta_parse() {
 		[[ $k == *! ]] || continue
 		if [[ $seen != *" ${k%%:*} "* ]]; then
 			META_ERR="$name: ${k%%:*} is missing (required)"
+			return 1
+		fi
+	done
+	# A base's own version is one its series moved to alone: above the
+	# stack's (a stack-wide version that reaches it takes its place).
+	for k in ${META_VAL[BASE_VERSIONS]:-}; do
+		if [ "${k#*:}" -le "${META_VAL[VERSION]:-0}" ]; then
+			META_ERR="$name: BASE_VERSIONS: $k is not above VERSION=${META_VAL[VERSION]} (drop it: the base is at the stack's version)"
 			return 1
 		fi
 	done
@@ -629,6 +646,20 @@ check_stack() {
 stack_var() {
 	[[ $STACK_SCHEMA =~ (^|[[:space:]])$2: ]] || die "stack_var: $2 is not a key of a STACK file"
 	meta_get "$REPO/$1/STACK" "$STACK_SCHEMA" "$2"
+}
+
+# stack_version STACK BASE: the version of the stack's series on the base:
+# the base's own (BASE_VERSIONS="6.1:5", where a make refresh of that base
+# alone moved it on) or the stack's VERSION.
+stack_version() {
+	local v w b=$2
+	# a base that takes another's series is at that base's version
+	[ -L "$REPO/$1/patches/$b" ] && b=$(readlink "$REPO/$1/patches/$b")
+	v=$(stack_var "$1" VERSION)
+	for w in $(stack_var "$1" BASE_VERSIONS); do
+		[ "${w%%:*}" = "$b" ] && v=${w#*:}
+	done
+	echo "$v"
 }
 
 stack_bases() {
