@@ -243,151 +243,21 @@ check_base() {
 
 # --- metadata ----------------------------------------------------------------
 # A stack's STACK file and a base's tools/bases/BASE.conf are data, read and
-# never run: lines KEY=value (one word) or KEY="value" (blanks allowed; \",
-# \\ and \$ escape, nothing is expanded), comments and empty lines. Every
-# key has a type in the schema below (! marks a required one); an unknown
-# key, a key given twice, a missing required one, a value of the wrong type,
-# a stack or base that does not exist: one error naming the file, the line
-# and the key. lib.sh reads every such file when a tool starts, so a
-# mistake stops the tool before it does anything.
-BASE_SCHEMA="PACKAGE:word! SUITE:word! PROVEN:word LIST:email CONFIG_PACKAGE:word COVERAGE:words
-	BASE_PATCH:path SOURCE:base IN_CHECK:words FETCH:yesno MAINLINE:yesno"
-STACK_SCHEMA="VERSION:number! DEPENDS:stacks SUMMARY:text UPSTREAM:bases UPSTREAM_PROBE:text
-	LATER:bases PENDING:bases KUNIT_SUITES:words QEMU_NEEDS:words BOOT_ARGS:text TEST_MEM:size
-	UPSTREAM_TESTS:bases UPSTREAM_BENCH:bases SUITES:words SEPARATE_TESTS:words BENCH_BY:stack
-	ALT_NEEDS:words BASE_VERSIONS:baseversions"
-
-# meta_type_problem TYPE VALUE: sets META_WHY to why VALUE is not of TYPE
-# (empty if it is). No subshell: lib.sh reads every file at each start.
-meta_type_problem() {
-	local t=$1 v=$2 w
-	META_WHY=
-	case $t in
-	word | path | email)
-		if ! [[ $v =~ ^[^[:space:]]+$ ]]; then
-			META_WHY="one word, not '$v'"
-		elif [ "$t" = path ] && [[ $v != /* ]]; then
-			META_WHY="an absolute path, not '$v'"
-		elif [ "$t" = email ] && [[ $v != *@*.* ]]; then
-			META_WHY="an e-mail address, not '$v'"
-		fi ;;
-	number) [[ $v =~ ^[0-9]+$ ]] || META_WHY="a whole number, not '$v'" ;;
-	baseversions)
-		for w in $v; do
-			if ! [[ $w =~ ^([^:[:space:]]+):([0-9]+)$ ]]; then
-				META_WHY="BASE:N words (6.1:5), not '$w'"
-				return 0
-			fi
-			[ -f "$TOOLS/bases/${BASH_REMATCH[1]}.conf" ] ||
-				{ META_WHY="BASE:N words, and there is no base '${BASH_REMATCH[1]}'"; return 0; }
-		done ;;
-	size) [[ $v =~ ^[0-9]+[KMG]$ ]] || META_WHY="a size such as 4G, not '$v'" ;;
-	yesno) [[ $v == yes || $v == no ]] || META_WHY="yes or no, not '$v'" ;;
-	stack | stacks | base | bases)
-		if [[ $t == stack || $t == base ]] && [[ $v =~ [[:space:]] ]]; then
-			META_WHY="one name, not '$v'"
-			return 0
-		fi
-		for w in $v; do
-			case $t in
-			stack | stacks) [ -f "$REPO/$w/STACK" ] || { META_WHY="a stack's name, and there is no stack '$w'"; return 0; } ;;
-			*) [ -f "$TOOLS/bases/$w.conf" ] || { META_WHY="a base's name, and there is no base '$w'"; return 0; } ;;
-			esac
-		done ;;
-	esac
-	return 0
-}
-
-# meta_parse FILE SCHEMA: the file read into META_VAL (an associative
-# array, KEY -> value); on a problem META_ERR says it (naming the file,
-# the line and the key) and the status is 1.
-declare -A META_VAL
-meta_parse() {
-	local f=$1 schema=$2 n=0 line key val type seen=" " k name
-	name=${f#"$REPO"/}
-	META_VAL=() META_ERR=
-	if [ ! -f "$f" ]; then
-		META_ERR="$name: no such file"
-		return 1
+# never run: kstacks meta (tools/pylib/kstacks/meta.py, which holds the
+# schema) reads every one against its schema when a tool starts, so a
+# mistake stops the tool before it does anything, with one line naming the
+# file, the line and the key. META holds the values: META[stack/NAME/KEY],
+# META[base/NAME/KEY], and META[schema/KIND/KEY] the type of every key.
+declare -A META
+meta_load() {
+	local out kind name key val
+	if ! out=$("$TOOLS/kstacks" meta dump 2>&1); then
+		die "${out#kstacks meta: error: }"
 	fi
-	while IFS= read -r line || [ -n "$line" ]; do
-		n=$((n + 1))
-		[[ $line =~ ^[[:space:]]*(#.*)?$ ]] && continue
-		if ! [[ $line =~ ^([A-Z_][A-Z0-9_]*)=(.*)$ ]]; then
-			META_ERR="$name:$n: not KEY=value: $line"
-			return 1
-		fi
-		key=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]} type=
-		for k in $schema; do
-			[ "${k%%:*}" = "$key" ] && type=${k#*:}
-		done
-		if [ -z "$type" ]; then
-			META_ERR="$name:$n: unknown key $key (known:"
-			for k in $schema; do META_ERR="$META_ERR ${k%%:*}"; done
-			META_ERR="$META_ERR)"
-			return 1
-		fi
-		if [[ $seen == *" $key "* ]]; then
-			META_ERR="$name:$n: $key is set twice"
-			return 1
-		fi
-		seen="$seen$key "
-		if [[ $val =~ ^\"((\\.|[^\"\\])*)\"[[:space:]]*(#.*)?$ ]]; then
-			val=${BASH_REMATCH[1]}
-			if [[ $val =~ (^|[^\\])[$\`] ]]; then
-				META_ERR="$name:$n: $key: \$ or \` in a value (nothing is expanded here; \\\$ for a dollar sign)"
-				return 1
-			fi
-			val=${val//\\\"/\"} val=${val//\\\$/\$} val=${val//\\\\/\\}
-		elif [[ $val =~ ^([^[:space:]\"\'$\`]*)[[:space:]]*(#.*)?$ ]]; then
-			val=${BASH_REMATCH[1]}
-		else
-			META_ERR="$name:$n: $key: a value with blanks or quotes goes in double quotes: $val"
-			return 1
-		fi
-		meta_type_problem "${type%!}" "$val"
-		if [ -n "$META_WHY" ]; then
-			META_ERR="$name:$n: $key must be $META_WHY"
-			return 1
-		fi
-		META_VAL[$key]=$val
-	done <"$f"
-	for k in $schema; do
-		[[ $k == *! ]] || continue
-		if [[ $seen != *" ${k%%:*} "* ]]; then
-			META_ERR="$name: ${k%%:*} is missing (required)"
-			return 1
-		fi
-	done
-	# A base's own version is one its series moved to alone: above the
-	# stack's (a stack-wide version that reaches it takes its place).
-	for k in ${META_VAL[BASE_VERSIONS]:-}; do
-		if [ "${k#*:}" -le "${META_VAL[VERSION]:-0}" ]; then
-			META_ERR="$name: BASE_VERSIONS: $k is not above VERSION=${META_VAL[VERSION]} (drop it: the base is at the stack's version)"
-			return 1
-		fi
-	done
-	return 0
-}
-
-# meta_get FILE SCHEMA KEY: the value of KEY (empty when not set); a file
-# with a problem stops the tool.
-meta_get() {
-	meta_parse "$1" "$2" || die "$META_ERR"
-	printf '%s\n' "${META_VAL[$3]:-}"
-}
-
-# meta_check_all: every stack's STACK and every base's conf read once;
-# the first problem stops the tool.
-meta_check_all() {
-	local f
-	for f in "$TOOLS"/bases/*.conf; do
-		meta_parse "$f" "$BASE_SCHEMA" || die "$META_ERR"
-	done
-	for f in "$REPO"/*/STACK; do
-		[ -f "$f" ] || continue
-		meta_parse "$f" "$STACK_SCHEMA" || die "$META_ERR"
-	done
+	META=()
+	while IFS=$'\t' read -r kind name key val; do
+		META[$kind/$name/$key]=$val
+	done <<<"$out"
 }
 
 # base_conf BASE: the base's conf as shell variables (each key of the
@@ -395,10 +265,10 @@ meta_check_all() {
 base_conf() {
 	local k
 	check_base "$1"
-	meta_parse "$TOOLS/bases/$1.conf" "$BASE_SCHEMA" || die "$META_ERR"
-	for k in $BASE_SCHEMA; do
-		k=${k%%:*}
-		printf -v "$k" '%s' "${META_VAL[$k]:-}"
+	for k in "${!META[@]}"; do
+		[[ $k == schema/base/* ]] || continue
+		k=${k#schema/base/}
+		printf -v "$k" '%s' "${META[base/$1/$k]:-}"
 	done
 }
 
@@ -644,8 +514,9 @@ check_stack() {
 
 # stack_var STACK KEY: a value of the stack's STACK file (empty when not set).
 stack_var() {
-	[[ $STACK_SCHEMA =~ (^|[[:space:]])$2: ]] || die "stack_var: $2 is not a key of a STACK file"
-	meta_get "$REPO/$1/STACK" "$STACK_SCHEMA" "$2"
+	[ -n "${META[schema/stack/$2]:-}" ] || die "stack_var: $2 is not a key of a STACK file"
+	check_stack "$1"
+	printf '%s\n' "${META[stack/$1/$2]:-}"
 }
 
 # stack_version STACK BASE: the version of the stack's series on the base:
@@ -1258,4 +1129,4 @@ patch_problems() {
 
 # Every stack's and base's metadata is read when a tool starts: a mistake
 # there stops it before it does anything.
-meta_check_all
+meta_load

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kstacks COMMAND ...: the command line of the computing tools.
+
+Every command is a function taking the parsed arguments and returning an
+exit status; a kstacks.Error is one line on stderr and status 1, and a
+command that fails that way has written nothing.
+"""
+
+import argparse
+import sys
+
+from . import Error, meta
+
+PROG = 'kstacks'
+
+
+def cmd_meta(args):
+    m = meta.Meta()
+    if args.what == 'check':
+        print(f'metadata: {len(m.stacks)} stacks, {len(m.bases)} bases, well-formed')
+    elif args.what == 'dump':
+        for line in m.dump():
+            print(line)
+    elif args.what == 'get':
+        print(m.get(args.kind, args.name, args.key))
+    elif args.what == 'version':
+        m.get('base', args.base, 'PACKAGE')
+        print(m.stack_version(args.stack, args.base))
+    return 0
+
+
+def parser():
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split('\n')[0])
+    sub = p.add_subparsers(dest='command', metavar='COMMAND', required=True)
+
+    s = sub.add_parser('meta', help='stack and base metadata, checked against the schema')
+    ms = s.add_subparsers(dest='what', metavar='WHAT', required=True)
+    ms.add_parser('check', help='every STACK file and base conf read against the schema')
+    ms.add_parser('dump', help='all of it as KIND<TAB>NAME<TAB>KEY<TAB>VALUE lines (lib.sh reads them)')
+    g = ms.add_parser('get', help='one value (empty when not set)')
+    g.add_argument('kind', choices=('stack', 'base'))
+    g.add_argument('name')
+    g.add_argument('key')
+    v = ms.add_parser('version', help="the version of a stack's series on a base")
+    v.add_argument('stack')
+    v.add_argument('base')
+    s.set_defaults(func=cmd_meta)
+
+    from . import summary, junit  # noqa: E402 (commands of their own modules)
+    summary.add_parser(sub)
+    junit.add_parser(sub)
+    return p
+
+
+def main(argv=None):
+    p = parser()
+    # argparse's own errors (a missing value, an unknown command) are two
+    # lines; make them one, like every tool of the workbench.
+    _one_line_errors(p)
+    args = p.parse_args(argv)
+    try:
+        return args.func(args)
+    except Error as e:
+        print(f'{PROG} {args.command}: error: {e}', file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 1
+
+
+def _one_line_errors(p):
+    """Every parser and sub-parser reports a usage error in one line."""
+    p.error = lambda message: _usage_error(p, message)
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sp in action.choices.values():
+                _one_line_errors(sp)
+
+
+def _usage_error(p, message):
+    print(f'{p.prog}: error: {message} (--help for usage)', file=sys.stderr)
+    sys.exit(2)

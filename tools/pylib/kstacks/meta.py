@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Stack and base metadata: read as data against a schema, never run.
+
+A stack's STACK file and a base's tools/bases/BASE.conf hold lines
+KEY=value (one word) or KEY="value" (blanks allowed; \\", \\\\ and \\$
+escape, nothing is expanded), comments and empty lines. Every key has a
+type in the schemas below; an unknown key, a key given twice, a missing
+required one, a value of the wrong type, a stack or base that does not
+exist is one error naming the file, the line and the key.
+
+The shell tools get the metadata from "kstacks meta dump" once when they
+start (lib.sh), so a mistake stops any tool before it does anything.
+"""
+
+import glob
+import os
+import re
+
+from . import REPO, Error
+
+# KEY: (type, required)
+BASE_SCHEMA = {
+    'PACKAGE': ('word', True),
+    'SUITE': ('word', True),
+    'PROVEN': ('word', False),
+    'LIST': ('email', False),
+    'CONFIG_PACKAGE': ('word', False),
+    'COVERAGE': ('words', False),
+    'BASE_PATCH': ('path', False),
+    'SOURCE': ('base', False),
+    'IN_CHECK': ('words', False),
+    'FETCH': ('yesno', False),
+    'MAINLINE': ('yesno', False),
+}
+
+STACK_SCHEMA = {
+    'VERSION': ('number', True),
+    'DEPENDS': ('stacks', False),
+    'SUMMARY': ('text', False),
+    'UPSTREAM': ('bases', False),
+    'UPSTREAM_PROBE': ('text', False),
+    'LATER': ('bases', False),
+    'PENDING': ('bases', False),
+    'KUNIT_SUITES': ('words', False),
+    'QEMU_NEEDS': ('words', False),
+    'BOOT_ARGS': ('text', False),
+    'TEST_MEM': ('size', False),
+    'UPSTREAM_TESTS': ('bases', False),
+    'UPSTREAM_BENCH': ('bases', False),
+    'SUITES': ('words', False),
+    'SEPARATE_TESTS': ('words', False),
+    'BENCH_BY': ('stack', False),
+    'ALT_NEEDS': ('words', False),
+    'BASE_VERSIONS': ('baseversions', False),
+}
+
+SCHEMAS = {'stack': STACK_SCHEMA, 'base': BASE_SCHEMA}
+
+_BLANK = re.compile(r'\s*(#.*)?$')
+_ASSIGN = re.compile(r'([A-Z_][A-Z0-9_]*)=(.*)$')
+_QUOTED = re.compile(r'"((?:\\.|[^"\\])*)"\s*(?:#.*)?$')
+_BARE = re.compile(r'''([^\s"'$`]*)\s*(?:#.*)?$''')
+_EXPANSION = re.compile(r'(?:^|[^\\])[$`]')
+
+
+class Repo:
+    """Where the metadata lives: REPO/STACK-NAME/STACK, REPO/tools/bases/B.conf."""
+
+    def __init__(self, root=REPO):
+        self.root = root
+
+    def stack_file(self, name):
+        return os.path.join(self.root, name, 'STACK')
+
+    def base_file(self, name):
+        return os.path.join(self.root, 'tools', 'bases', name + '.conf')
+
+    def is_stack(self, name):
+        return os.path.isfile(self.stack_file(name))
+
+    def is_base(self, name):
+        return os.path.isfile(self.base_file(name))
+
+    def stacks(self):
+        """The stacks in the order of the shell's glob */STACK (C locale:
+        mm-bulk-fallbacks before mm-bulk), which names cells and orders sets."""
+        return sorted((os.path.basename(os.path.dirname(f))
+                       for f in glob.glob(os.path.join(self.root, '*', 'STACK'))
+                       if os.path.isfile(f)), key=lambda s: (s + '/').encode())
+
+    def bases(self):
+        return sorted((os.path.basename(f)[:-len('.conf')]
+                       for f in glob.glob(os.path.join(self.root, 'tools', 'bases', '*.conf'))),
+                      key=version_key)
+
+    def name(self, path):
+        return os.path.relpath(path, self.root)
+
+
+def version_key(s):
+    """sort -V for base names: 5.10 < 5.10-rt < 6.1 < 6.12."""
+    return [(0, int(p), '') if p.isdigit() else (1, 0, p) for p in re.findall(r'\d+|\D+', s)]
+
+
+def type_problem(repo, typ, value):
+    """Why VALUE is not of TYPE, or None."""
+    if typ in ('word', 'path', 'email'):
+        if not re.fullmatch(r'\S+', value):
+            return f"one word, not '{value}'"
+        if typ == 'path' and not value.startswith('/'):
+            return f"an absolute path, not '{value}'"
+        if typ == 'email' and not re.fullmatch(r'.*@.*\..*', value):
+            return f"an e-mail address, not '{value}'"
+    elif typ == 'number':
+        if not re.fullmatch(r'[0-9]+', value):
+            return f"a whole number, not '{value}'"
+    elif typ == 'size':
+        if not re.fullmatch(r'[0-9]+[KMG]', value):
+            return f"a size such as 4G, not '{value}'"
+    elif typ == 'yesno':
+        if value not in ('yes', 'no'):
+            return f"yes or no, not '{value}'"
+    elif typ == 'baseversions':
+        for w in value.split():
+            m = re.fullmatch(r'([^:\s]+):([0-9]+)', w)
+            if not m:
+                return f"BASE:N words (6.1:5), not '{w}'"
+            if not repo.is_base(m.group(1)):
+                return f"BASE:N words, and there is no base '{m.group(1)}'"
+    elif typ in ('stack', 'stacks', 'base', 'bases'):
+        if typ in ('stack', 'base') and re.search(r'\s', value):
+            return f"one name, not '{value}'"
+        for w in value.split():
+            if typ.startswith('stack') and not repo.is_stack(w):
+                return f"a stack's name, and there is no stack '{w}'"
+            if typ.startswith('base') and not repo.is_base(w):
+                return f"a base's name, and there is no base '{w}'"
+    return None
+
+
+def parse_value(key, raw):
+    """The value of KEY from the text after '='; raises Error (no file) on a problem."""
+    m = _QUOTED.match(raw)
+    if m:
+        inner = m.group(1)
+        if _EXPANSION.search(inner):
+            raise Error(f'{key}: $ or ` in a value (nothing is expanded here; \\$ for a dollar sign)')
+        # \\, \" and \$ escape; any other backslash stays (a regex's \()
+        value = re.sub(r'\\([\\"$])', r'\1', inner)
+    else:
+        m = _BARE.match(raw)
+        if not m:
+            raise Error(f'{key}: a value with blanks or quotes goes in double quotes: {raw}')
+        value = m.group(1)
+    if '\t' in value:
+        raise Error(f'{key}: a tab in a value (blanks are spaces)')
+    return value
+
+
+def parse(repo, path, schema):
+    """The file at PATH read against SCHEMA: {KEY: value}; raises Error."""
+    name = repo.name(path)
+    try:
+        with open(path, encoding='utf-8') as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        raise Error(f'{name}: no such file') from None
+    except UnicodeDecodeError:
+        raise Error(f'{name}: not UTF-8 text') from None
+    values = {}
+    for n, line in enumerate(lines, 1):
+        if _BLANK.match(line):
+            continue
+        m = _ASSIGN.match(line)
+        if not m:
+            raise Error(f'{name}:{n}: not KEY=value: {line}')
+        key, raw = m.groups()
+        if key not in schema:
+            raise Error(f'{name}:{n}: unknown key {key} (known: {" ".join(schema)})')
+        if key in values:
+            raise Error(f'{name}:{n}: {key} is set twice')
+        try:
+            value = parse_value(key, raw)
+        except Error as e:
+            raise Error(f'{name}:{n}: {e}') from None
+        why = type_problem(repo, schema[key][0], value)
+        if why:
+            raise Error(f'{name}:{n}: {key} must be {why}')
+        values[key] = value
+    for key, (_, required) in schema.items():
+        if required and key not in values:
+            raise Error(f'{name}: {key} is missing (required)')
+    # A base's own version is one its series moved to alone: above the
+    # stack's (a stack-wide version that reaches it takes its place).
+    for w in values.get('BASE_VERSIONS', '').split():
+        if int(w.split(':')[1]) <= int(values.get('VERSION', '0')):
+            raise Error(f"{name}: BASE_VERSIONS: {w} is not above VERSION={values['VERSION']}"
+                        ' (drop it: the base is at the stack\'s version)')
+    return values
+
+
+class Meta:
+    """Every stack's and base's metadata, read and checked at once."""
+
+    def __init__(self, repo=None):
+        self.repo = repo or Repo()
+        self.stacks = {s: parse(self.repo, self.repo.stack_file(s), STACK_SCHEMA)
+                       for s in self.repo.stacks()}
+        self.bases = {b: parse(self.repo, self.repo.base_file(b), BASE_SCHEMA)
+                      for b in self.repo.bases()}
+
+    def table(self, kind):
+        return self.stacks if kind == 'stack' else self.bases
+
+    def get(self, kind, name, key):
+        """KEY of a stack or base ('' when not set); raises Error for an unknown one."""
+        table = self.table(kind)
+        if name not in table:
+            raise Error(f"unknown {kind} '{name}' (known: {' '.join(table)})")
+        if key not in SCHEMAS[kind]:
+            raise Error(f'{key} is not a key of a {"STACK file" if kind == "stack" else "base conf"}')
+        return table[name].get(key, '')
+
+    def stack_version(self, stack, base):
+        """The version of STACK's series on BASE: the base's own or the stack's."""
+        link = os.path.join(self.repo.root, stack, 'patches', base)
+        if os.path.islink(link):
+            base = os.readlink(link).rstrip('/')
+        v = self.get('stack', stack, 'VERSION')
+        for w in self.get('stack', stack, 'BASE_VERSIONS').split():
+            b, n = w.split(':')
+            if b == base:
+                v = n
+        return int(v)
+
+    def dump(self):
+        """Lines KIND<TAB>NAME<TAB>KEY<TAB>VALUE for the shell (lib.sh),
+        then a line schema<TAB>KIND<TAB>KEY<TAB>TYPE per key of each schema."""
+        for kind in ('stack', 'base'):
+            for name, values in self.table(kind).items():
+                for key, value in values.items():
+                    yield f'{kind}\t{name}\t{key}\t{value}'
+        for kind, schema in SCHEMAS.items():
+            for key, (typ, _) in schema.items():
+                yield f'schema\t{kind}\t{key}\t{typ}'

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Where the results of a run are: out/ (KSTACKS_OUT), its cells' results.tsv."""
+
+import glob
+import os
+
+from . import REPO
+
+
+def out_dir():
+    return os.environ.get('KSTACKS_OUT') or os.path.join(REPO, 'out')
+
+
+def read_tsv(path):
+    """Records of a results file: (status, name, why) per line."""
+    rows = []
+    with open(path, encoding='utf-8', errors='replace') as f:
+        for line in f.read().splitlines():
+            if not line:
+                continue
+            fields = line.split('\t')
+            rows.append((fields[0], fields[1] if len(fields) > 1 else '',
+                         fields[2] if len(fields) > 2 else ''))
+    return rows
+
+
+def newest_cell(out, base, stack):
+    """The newest results.tsv of a cell of BASE that holds STACK (a cell's
+    directory is its stacks joined by '+'), or None."""
+    found = glob.glob(os.path.join(out, 'cells', base, '*', 'results.tsv'))
+    found.sort(key=os.path.getmtime, reverse=True)
+    for r in found:
+        if stack in os.path.basename(os.path.dirname(r)).split('+'):
+            return r
+    return None

@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kstacks summary: the cells of the last run, one row per stack and base.
+
+Applied, built, booted, the tests passed/failed/skipped and the benchmark
+ratio, printed as a table and written as JSON to out/summary.json; then
+the upstream post-merge fixes each stack lists (STACK/upstream.tsv): how
+many affect the stack and whether it handles them.
+"""
+
+import json
+import os
+import re
+
+from . import Error, meta, results
+
+COLUMNS = '%-18s %-5s %-9s %-6s %-6s %-18s %s'
+
+
+def supports(m, stack, base):
+    """The stack is carried on the base: a series, not PENDING (unless
+    KSTACKS_WITH_PENDING=1 asks for pending ones too)."""
+    if not os.path.isfile(os.path.join(m.repo.root, stack, 'patches', base, 'series')):
+        return False
+    if os.environ.get('KSTACKS_WITH_PENDING', '0') == '1':
+        return True
+    return base not in m.get('stack', stack, 'PENDING').split()
+
+
+def state(m, stack, base):
+    """What an uncarried pair is: upstream, later, pending or '-'."""
+    st = '-'
+    for key, name in (('UPSTREAM', 'upstream'), ('LATER', 'later'), ('PENDING', 'pending')):
+        if base in m.get('stack', stack, key).split():
+            st = name
+    return st
+
+
+def cell_row(m, out, stack, base):
+    """The carried pair's row from its newest cell and benchmark."""
+    row = {'stack': stack, 'base': base, 'state': 'carried', 'applied': '-', 'built': '-',
+           'booted': '-', 'passed': 0, 'failed': 0, 'skipped': 0, 'bench': '-'}
+    res = results.newest_cell(out, base, stack)
+    if res:
+        recs = results.read_tsv(res)
+
+        def first(prefix):
+            for status, name, _ in recs:
+                if re.fullmatch(r'[a-z]+', status) and name.startswith(prefix):
+                    return status
+            return '-'
+
+        row['applied'] = first('apply')
+        row['built'] = first('build debug kernel')
+        row['booted'] = first('boot')
+        prefixes = [f'guest {stack}-', 'no kernel report']
+        for u in m.get('stack', stack, 'KUNIT_SUITES').split():
+            prefixes += [f'kunit {u}.', f'kunit suite {u} ']
+        for status, name, _ in recs:
+            if name.startswith(tuple(prefixes)):
+                key = {'pass': 'passed', 'fail': 'failed', 'skip': 'skipped'}.get(status)
+                if key:
+                    row[key] += 1
+    ratio = os.path.join(out, 'bench', base, stack + '.ratio')
+    if os.path.isfile(ratio):
+        with open(ratio, encoding='utf-8') as f:
+            row['bench'] = f.read().strip()
+    return row
+
+
+def fix_counts(m, stack):
+    """(N, A, H): the fixes STACK/upstream.tsv lists, how many affect the
+    stack, how many of those it handles."""
+    n = a = h = 0
+    try:
+        with open(os.path.join(m.repo.root, stack, 'upstream.tsv'), encoding='utf-8') as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        lines = []
+    for line in lines:
+        fields = line.split('\t')
+        if line.startswith('#') or fields[0] != 'fix':
+            continue
+        n += 1
+        if len(fields) > 6 and fields[6].startswith('yes'):
+            a += 1
+            if 'open' not in fields[6]:
+                h += 1
+    return n, a, h
+
+
+def fixes_line(m):
+    parts = []
+    for s in m.stacks:
+        n, a, h = fix_counts(m, s)
+        if n == 0:
+            parts.append(f'{s} 0')
+        elif a == 0:
+            parts.append(f'{s} {n} (none affects the stack)')
+        else:
+            verb = 'affects' if a == 1 else 'affect'
+            if a == h:
+                parts.append(f'{s} {n} ({a} {verb} the stack, handled)')
+            else:
+                parts.append(f'{s} {n} ({a} {verb} the stack: {h} handled, {a - h} open)')
+    return 'upstream fixes listed: ' + ', '.join(parts)
+
+
+def rows(m, out):
+    for s in m.stacks:
+        for b in m.bases:
+            if supports(m, s, b):
+                yield cell_row(m, out, s, b)
+            else:
+                yield {'stack': s, 'base': b, 'state': state(m, s, b)}
+
+
+def run(args):
+    m = meta.Meta()
+    out = results.out_dir()
+    table = list(rows(m, out))
+    print(COLUMNS % ('stack', 'base', 'applied', 'built', 'booted', 'tests p/f/s', 'bench'))
+    for r in table:
+        if r['state'] != 'carried':
+            print(f"{r['stack']:<18} {r['base']:<5} {r['state']}")
+        else:
+            print(COLUMNS % (r['stack'], r['base'], r['applied'], r['built'], r['booted'],
+                             f"{r['passed']}/{r['failed']}/{r['skipped']}", r['bench']))
+    path = os.path.join(out, 'summary.json')
+    try:
+        os.makedirs(out, exist_ok=True)
+        with open(path + '.tmp', 'w', encoding='utf-8') as f:
+            json.dump(table, f, indent=2)
+            f.write('\n')
+        os.replace(path + '.tmp', path)
+    except OSError as e:
+        raise Error(f'cannot write {path}: {e.strerror}') from None
+    print(f'summary: {path}')
+    print(fixes_line(m))
+    return 0
+
+
+def add_parser(sub):
+    p = sub.add_parser('summary', help='the summary table of the last run (out/summary.json)',
+                       description=__doc__.split('\n\n')[1].replace('\n', ' '))
+    p.set_defaults(func=run)

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kstacks.summary: a row per stack and base from the cells' results."""
+
+import os
+import tempfile
+import unittest
+
+from kstacks import meta, summary
+from tests.fixture import Repo
+
+
+class SummaryTest(unittest.TestCase):
+
+    def setUp(self):
+        self.r = Repo()
+        self.addCleanup(self.r.cleanup)
+        self.out = tempfile.TemporaryDirectory()
+        self.addCleanup(self.out.cleanup)
+
+    def write_out(self, path, text, mtime=None):
+        full = os.path.join(self.out.name, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, 'w', encoding='utf-8') as f:
+            f.write(text)
+        if mtime:
+            os.utime(full, (mtime, mtime))
+
+    def rows(self):
+        m = meta.Meta(meta.Repo(self.r.root))
+        return {(x['stack'], x['base']): x for x in summary.rows(m, self.out.name)}
+
+    def test_states(self):
+        rows = self.rows()
+        self.assertEqual(rows[('core', '6.1-rt')]['state'], 'upstream')
+        self.assertEqual(rows[('mm-bulk-fallbacks', '6.1')]['state'], 'pending')
+        self.assertEqual(rows[('core', '6.1')]['state'], 'carried')
+        self.assertEqual(rows[('core', '6.1')]['applied'], '-')
+
+    def test_newest_cell_with_the_stack(self):
+        self.write_out('cells/6.1/core/results.tsv',
+                       'pass\tapply\t\npass\tbuild debug kernel (x)\t\nfail\tboot\t\n', mtime=1000)
+        self.write_out('cells/6.1/core+mm-bulk/results.tsv',
+                       'pass\tapply\t\npass\tbuild debug kernel\t\npass\tboot\t\n'
+                       'pass\tguest core-a\t\nfail\tguest core-b\t\nskip\tguest core-c\t\n'
+                       'pass\tguest mm-bulk-a\t\npass\tno kernel report\t\n', mtime=2000)
+        self.write_out('cells/6.1/mm-bulk-fallbacks/results.tsv', 'fail\tapply\t\n', mtime=3000)
+        self.write_out('bench/6.1/core.ratio', '1.25x\n')
+        row = self.rows()[('core', '6.1')]
+        self.assertEqual((row['applied'], row['built'], row['booted']), ('pass', 'pass', 'pass'))
+        self.assertEqual((row['passed'], row['failed'], row['skipped']), (2, 1, 1))
+        self.assertEqual(row['bench'], '1.25x')
+
+    def test_fix_counts(self):
+        self.r.write('core/upstream.tsv', '# kind\n'
+                     'fix\ta\tb\tc\td\te\tyes\n'
+                     'fix\ta\tb\tc\td\te\tyes, open\n'
+                     'fix\ta\tb\tc\td\te\tno\n'
+                     'equivalent\ta\tb\tc\td\te\tyes\n')
+        m = meta.Meta(meta.Repo(self.r.root))
+        self.assertEqual(summary.fix_counts(m, 'core'), (3, 2, 1))
+        self.assertEqual(summary.fix_counts(m, 'mm-bulk'), (0, 0, 0))
+        self.assertIn('core 3 (2 affect the stack: 1 handled, 1 open)', summary.fixes_line(m))
+
+
+if __name__ == '__main__':
+    unittest.main()
