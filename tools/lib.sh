@@ -247,7 +247,8 @@ check_base() {
 # schema) reads every one against its schema when a tool starts, so a
 # mistake stops the tool before it does anything, with one line naming the
 # file, the line and the key. META holds the values: META[stack/NAME/KEY],
-# META[base/NAME/KEY], and META[schema/KIND/KEY] the type of every key.
+# META[base/NAME/KEY], META[version/STACK/BASE] the version of the stack's
+# series on the base, and META[schema/KIND/KEY] the type of every key.
 declare -A META
 meta_load() {
 	local out kind name key val
@@ -522,15 +523,12 @@ stack_var() {
 # stack_version STACK BASE: the version of the stack's series on the base:
 # the base's own (BASE_VERSIONS="6.1:5", where a make refresh of that base
 # alone moved it on) or the stack's VERSION.
+# A base that takes another's series (a link) is at that base's version.
+# Computed by kstacks meta (Meta.stack_version), read from META.
 stack_version() {
-	local v w b=$2
-	# a base that takes another's series is at that base's version
-	[ -L "$REPO/$1/patches/$b" ] && b=$(readlink "$REPO/$1/patches/$b")
-	v=$(stack_var "$1" VERSION)
-	for w in $(stack_var "$1" BASE_VERSIONS); do
-		[ "${w%%:*}" = "$b" ] && v=${w#*:}
-	done
-	echo "$v"
+	check_stack "$1"
+	check_base "$2"
+	printf '%s\n' "${META[version/$1/$2]}"
 }
 
 stack_bases() {

@@ -9,7 +9,7 @@ command that fails that way has written nothing.
 import argparse
 import sys
 
-from . import Error, meta
+from . import Error, junit, meta, summary
 
 PROG = 'kstacks'
 
@@ -46,7 +46,6 @@ def parser():
     v.add_argument('base')
     s.set_defaults(func=cmd_meta)
 
-    from . import summary, junit  # noqa: E402 (commands of their own modules)
     summary.add_parser(sub)
     junit.add_parser(sub)
     return p

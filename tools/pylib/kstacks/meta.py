@@ -235,11 +235,16 @@ class Meta:
 
     def dump(self):
         """Lines KIND<TAB>NAME<TAB>KEY<TAB>VALUE for the shell (lib.sh),
-        then a line schema<TAB>KIND<TAB>KEY<TAB>TYPE per key of each schema."""
+        version<TAB>STACK<TAB>BASE<TAB>N for every stack and base (its
+        stack_version), then schema<TAB>KIND<TAB>KEY<TAB>TYPE per key of
+        each schema."""
         for kind in ('stack', 'base'):
             for name, values in self.table(kind).items():
                 for key, value in values.items():
                     yield f'{kind}\t{name}\t{key}\t{value}'
+        for s in self.stacks:
+            for b in self.bases:
+                yield f'version\t{s}\t{b}\t{self.stack_version(s, b)}'
         for kind, schema in SCHEMAS.items():
             for key, (typ, _) in schema.items():
                 yield f'schema\t{kind}\t{key}\t{typ}'

@@ -133,6 +133,9 @@ class MetaTest(unittest.TestCase):
         self.assertIn('base\t6.1\tCOVERAGE\tamd64 no-thp', lines)
         self.assertIn('schema\tstack\tVERSION\tnumber', lines)
         self.assertIn('schema\tbase\tPACKAGE\tword', lines)
+        # the shell's stack_version: the base's own, through an RT link too
+        self.assertIn('version\tmm-bulk\t6.1-rt\t9', lines)
+        self.assertIn('version\tcore\t6.1\t4', lines)
         for line in lines:
             self.assertEqual(len(line.split('\t')), 4, line)
 
