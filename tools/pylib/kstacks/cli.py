@@ -9,7 +9,7 @@ command that fails that way has written nothing.
 import argparse
 import sys
 
-from . import Error, junit, meta, summary
+from . import Error, junit, kcidb, meta, summary
 
 PROG = 'kstacks'
 
@@ -47,6 +47,7 @@ def parser():
     s.set_defaults(func=cmd_meta)
 
     summary.add_parser(sub)
+    kcidb.add_parser(sub)
     junit.add_parser(sub)
     return p
 

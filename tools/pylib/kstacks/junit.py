@@ -3,7 +3,7 @@
 
 One testsuite for the unit tier (the records of out/check.tsv that are
 not a cell's), one per cell of the matrix and one per benchmarked base,
-the last two taken from the KCIDB file (tools/kcidb) so that both files
+the last two taken from the KCIDB file (kstacks kcidb) so that both files
 say the same: a testcase per record, build and test; FAIL is a failure
 with its message and log excerpt, ERROR and MISS an error, SKIP skipped;
 a benchmark figure passes with its median in system-out.
@@ -160,7 +160,7 @@ def run(args):
         with open(kfile, encoding='utf-8') as f:
             k = json.load(f)
     except FileNotFoundError:
-        raise Error(f'no KCIDB file {kfile} (tools/kcidb writes it)') from None
+        raise Error(f'no KCIDB file {kfile} (kstacks kcidb writes it)') from None
     except (ValueError, OSError) as e:
         raise Error(f'{kfile} is not a KCIDB file: {e}') from None
     if not isinstance(k, dict):

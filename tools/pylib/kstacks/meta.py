@@ -97,6 +97,19 @@ class Repo:
         return os.path.relpath(path, self.root)
 
 
+def cache_dir():
+    """Where the workbench keeps trees, builds and logs (lib.sh's CACHE)."""
+    c = os.environ.get('KSTACKS_CACHE')
+    if c:
+        return c
+    return os.path.join(os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'), 'kstacks')
+
+
+def stackset_name(stacks):
+    """The name of a set of stacks (build trees, cells): joined by '+', or base."""
+    return '+'.join(stacks) or 'base'
+
+
 def version_key(s):
     """sort -V for base names: 5.10 < 5.10-rt < 6.1 < 6.12."""
     return [(0, int(p), '') if p.isdigit() else (1, 0, p) for p in re.findall(r'\d+|\D+', s)]
@@ -232,6 +245,60 @@ class Meta:
             if b == base:
                 v = n
         return int(v)
+
+    # --- the stacks' series, as lib.sh lays them out ---
+
+    def patches(self, stack, base):
+        """The patch files of STACK on BASE in series order (paths under the
+        base's patches/ directory, a link's name kept); [] without a series."""
+        d = os.path.join(self.repo.root, stack, 'patches', base)
+        try:
+            with open(os.path.join(d, 'series'), encoding='utf-8') as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in lines:
+            words = line.split('#', 1)[0].split()
+            if words:
+                out.append(os.path.join(d, words[0]))
+        return out
+
+    def supports(self, stack, base):
+        """The stack is carried on the base: a series, not PENDING (unless
+        KSTACKS_WITH_PENDING=1 asks for pending ones too)."""
+        if not os.path.isfile(os.path.join(self.repo.root, stack, 'patches', base, 'series')):
+            return False
+        if os.environ.get('KSTACKS_WITH_PENDING', '0') == '1':
+            return True
+        return base not in self.get('stack', stack, 'PENDING').split()
+
+    def closure(self, stacks):
+        """STACKS and what they depend on, dependencies first, otherwise in
+        the order of all stacks (lib.sh's stack_closure: one set, one name)."""
+        def deps_first(s):
+            for d in self.get('stack', s, 'DEPENDS').split():
+                yield from deps_first(d)
+            yield s
+        want = {d for s in stacks for d in deps_first(s)}
+        out = []
+        for s in self.stacks:
+            if s in want:
+                for d in deps_first(s):
+                    if d not in out:
+                        out.append(d)
+        return out
+
+    def bench_programs(self, stack):
+        """A stack's benchmark programs (bench/*.c, *.sh, */Kbuild)."""
+        d = os.path.join(self.repo.root, stack, 'bench')
+        return sorted(glob.glob(os.path.join(d, '*.c')) + glob.glob(os.path.join(d, '*.sh'))
+                      + glob.glob(os.path.join(d, '*', 'Kbuild')))
+
+    def base_src(self, base):
+        """The pristine extracted tree of a base (a flavour's SOURCE base's)."""
+        src = self.get('base', base, 'SOURCE') or base
+        return os.path.join(cache_dir(), 'linux-source-' + src)
 
     def dump(self):
         """Lines KIND<TAB>NAME<TAB>KEY<TAB>VALUE for the shell (lib.sh),

@@ -16,16 +16,6 @@ from . import Error, meta, results
 COLUMNS = '%-18s %-5s %-9s %-6s %-6s %-18s %s'
 
 
-def supports(m, stack, base):
-    """The stack is carried on the base: a series, not PENDING (unless
-    KSTACKS_WITH_PENDING=1 asks for pending ones too)."""
-    if not os.path.isfile(os.path.join(m.repo.root, stack, 'patches', base, 'series')):
-        return False
-    if os.environ.get('KSTACKS_WITH_PENDING', '0') == '1':
-        return True
-    return base not in m.get('stack', stack, 'PENDING').split()
-
-
 def state(m, stack, base):
     """What an uncarried pair is: upstream, later, pending or '-'."""
     st = '-'
@@ -108,7 +98,7 @@ def fixes_line(m):
 def rows(m, out):
     for s in m.stacks:
         for b in m.bases:
-            if supports(m, s, b):
+            if m.supports(s, b):
                 yield cell_row(m, out, s, b)
             else:
                 yield {'stack': s, 'base': b, 'state': state(m, s, b)}
