@@ -9,7 +9,7 @@ command that fails that way has written nothing.
 import argparse
 import sys
 
-from . import Error, junit, kcidb, meta, summary
+from . import Error, junit, kcidb, meta, recipients, summary
 
 PROG = 'kstacks'
 
@@ -48,6 +48,7 @@ def parser():
 
     summary.add_parser(sub)
     kcidb.add_parser(sub)
+    recipients.add_parser(sub)
     junit.add_parser(sub)
     return p
 
