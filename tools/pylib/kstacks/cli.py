@@ -7,6 +7,7 @@ command that fails that way has written nothing.
 """
 
 import argparse
+import datetime
 import sys
 
 from . import Error, junit, kcidb, meta, recipients, summary
@@ -26,6 +27,12 @@ def cmd_meta(args):
     elif args.what == 'version':
         m.get('base', args.base, 'PACKAGE')
         print(m.stack_version(args.stack, args.base))
+    elif args.what == 'set':
+        meta.set_value(m.repo, args.kind, args.name, args.key, args.value, after=args.after)
+    elif args.what == 'set-version':
+        m.set_version(args.stack, args.base, args.n)
+    elif args.what == 'bump':
+        print(m.bump(args.stack, args.base, args.changelog, datetime.date.today().isoformat()))
     return 0
 
 
@@ -44,6 +51,20 @@ def parser():
     v = ms.add_parser('version', help="the version of a stack's series on a base")
     v.add_argument('stack')
     v.add_argument('base')
+    w = ms.add_parser('set', help="write one value, the file read against the schema first ('' removes it)")
+    w.add_argument('kind', choices=('stack', 'base'))
+    w.add_argument('name')
+    w.add_argument('key')
+    w.add_argument('value')
+    w.add_argument('--after', metavar='KEY', help='a new line goes after the line of KEY (default: the end)')
+    w = ms.add_parser('set-version', help="the version of a stack's series on a base is N (BASE_VERSIONS)")
+    w.add_argument('stack')
+    w.add_argument('base')
+    w.add_argument('n', type=int)
+    w = ms.add_parser('bump', help="a new version of a stack's series on a base, with its CHANGELOG entry")
+    w.add_argument('stack')
+    w.add_argument('base')
+    w.add_argument('--changelog', metavar='TEXT', required=True, help="the entry's text (after '- ')")
     s.set_defaults(func=cmd_meta)
 
     summary.add_parser(sub)

@@ -180,6 +180,11 @@ def parse(repo, path, schema):
         raise Error(f'{name}: no such file') from None
     except UnicodeDecodeError:
         raise Error(f'{name}: not UTF-8 text') from None
+    return parse_lines(repo, name, lines, schema)
+
+
+def parse_lines(repo, name, lines, schema):
+    """The LINES of file NAME read against SCHEMA: {KEY: value}; raises Error."""
     values = {}
     for n, line in enumerate(lines, 1):
         if _BLANK.match(line):
@@ -210,6 +215,94 @@ def parse(repo, path, schema):
             raise Error(f"{name}: BASE_VERSIONS: {w} is not above VERSION={values['VERSION']}"
                         ' (drop it: the base is at the stack\'s version)')
     return values
+
+
+# --- writing: one key at a time, the file read against its schema first ---
+
+_PLAIN = re.compile(r'[A-Za-z0-9._:@/+~=,-]+')
+
+
+# Types whose values are lists or text: written in quotes even when one
+# word (DEPENDS="core"), as the files have them.
+_QUOTED_TYPES = ('words', 'stacks', 'bases', 'text', 'baseversions')
+
+
+def format_line(key, value, typ='word'):
+    """KEY=value as the files write it: bare when one plain word of a
+    one-word type, else quoted."""
+    if _PLAIN.fullmatch(value) and typ not in _QUOTED_TYPES:
+        return f'{key}={value}'
+    return '%s="%s"' % (key, re.sub(r'([\\"$])', r'\\\1', value))
+
+
+def _key_line(lines, key):
+    for i, line in enumerate(lines):
+        m = _ASSIGN.match(line)
+        if m and m.group(1) == key:
+            return i
+    return None
+
+
+def write_atomically(path, text):
+    tmp = path + '.tmp'
+    try:
+        with open(tmp, 'w', encoding='utf-8') as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise Error(f'cannot write {path}: {e.strerror}') from None
+
+
+def set_value(repo, kind, name, key, value, after=None):
+    """Set KEY of stack or base NAME to VALUE in its file ('' removes the
+    line): the line of KEY rewritten in place, or a new line after the
+    line of AFTER (else at the end); comments and order kept. The new text
+    is read against the schema before it replaces the file: when it does
+    not hold, Error and nothing written."""
+    set_values(repo, kind, name, [(key, value, after)])
+
+
+def set_values(repo, kind, name, changes):
+    """set_value() of every (KEY, VALUE, AFTER) of CHANGES, in one write."""
+    schema = SCHEMAS[kind]
+    path = repo.stack_file(name) if kind == 'stack' else repo.base_file(name)
+    if not os.path.isfile(path):
+        raise Error(f"unknown {kind} '{name}'")
+    with open(path, encoding='utf-8') as f:
+        lines = f.read().splitlines()
+    for key, value, after in changes:
+        if key not in schema:
+            raise Error(f'{key} is not a key of a {"STACK file" if kind == "stack" else "base conf"}')
+        if re.search(r'[\n\t]', value):
+            raise Error(f'{key}: a value is one line without tabs')
+        at = _key_line(lines, key)
+        if at is not None:
+            if value:
+                lines[at] = format_line(key, value, schema[key][0])
+            else:
+                del lines[at]
+        elif value:
+            anchor = _key_line(lines, after) if after else None
+            lines.insert(len(lines) if anchor is None else anchor + 1, format_line(key, value, schema[key][0]))
+    parse_lines(repo, repo.name(path), lines, schema)
+    write_atomically(path, '\n'.join(lines) + '\n')
+
+
+def add_changelog(path, entry):
+    """ENTRY (its lines) as the newest of a CHANGELOG: before the first
+    version heading ("vN ..."), with an empty line after it; at the end of
+    a file without one."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        lines = []
+    at = next((i for i, line in enumerate(lines) if re.match(r'v[0-9]+', line)), None)
+    new = entry.split('\n')
+    lines = lines + new if at is None else lines[:at] + new + [''] + lines[at:]
+    write_atomically(path, '\n'.join(lines) + '\n')
 
 
 class Meta:
@@ -299,6 +392,49 @@ class Meta:
         """The pristine extracted tree of a base (a flavour's SOURCE base's)."""
         src = self.get('base', base, 'SOURCE') or base
         return os.path.join(cache_dir(), 'linux-source-' + src)
+
+    # --- versions of a stack's series, written ---
+
+    def own_bases(self, stack):
+        """The bases whose series of STACK are its own (not a link to another's)."""
+        d = os.path.join(self.repo.root, stack, 'patches')
+        if not os.path.isdir(d):
+            return []
+        return sorted((b for b in os.listdir(d) if os.path.isfile(os.path.join(d, b, 'series'))
+                       and not os.path.islink(os.path.join(d, b))), key=version_key)
+
+    def set_version(self, stack, base, n):
+        """The version of STACK's series on BASE is N: the base's own entry
+        in BASE_VERSIONS, none when N is the stack's VERSION."""
+        self.get('base', base, 'PACKAGE')
+        keep = [w for w in self.get('stack', stack, 'BASE_VERSIONS').split()
+                if w.split(':')[0] != base]
+        if n != int(self.get('stack', stack, 'VERSION')):
+            keep.append(f'{base}:{n}')
+        set_value(self.repo, 'stack', stack, 'BASE_VERSIONS', ' '.join(keep), after='VERSION')
+        self.stacks[stack] = parse(self.repo, self.repo.stack_file(stack), STACK_SCHEMA)
+
+    def bump(self, stack, base, why, today):
+        """A new version of STACK's series on BASE with its CHANGELOG entry
+        ("- WHY"): the stack's VERSION when BASE holds its only series of
+        its own, else the base's own version (BASE_VERSIONS; the other
+        bases keep theirs). Returns what changed, in words."""
+        v = self.stack_version(stack, base)
+        nv = v + 1
+        if self.own_bases(stack) == [base]:
+            # the base's own entry, if it had one, is the stack's now
+            keep = [w for w in self.get('stack', stack, 'BASE_VERSIONS').split()
+                    if w.split(':')[0] != base]
+            set_values(self.repo, 'stack', stack, [('VERSION', str(nv), None),
+                                                    ('BASE_VERSIONS', ' '.join(keep), None)])
+            head, how = f'v{nv} ({today})', f'VERSION {v} -> {nv}'
+        else:
+            self.set_version(stack, base, nv)
+            head = f'v{nv} on {base} ({today})'
+            how = (f'v{v} -> v{nv} on {base} (BASE_VERSIONS; the stack\'s other bases stay at'
+                   f" v{self.get('stack', stack, 'VERSION')})")
+        add_changelog(os.path.join(self.repo.root, stack, 'CHANGELOG'), f'{head}\n- {why}')
+        return how
 
     def dump(self):
         """Lines KIND<TAB>NAME<TAB>KEY<TAB>VALUE for the shell (lib.sh),
