@@ -10,7 +10,7 @@ import argparse
 import datetime
 import sys
 
-from . import Error, junit, kcidb, meta, recipients, summary
+from . import Error, drift, junit, kcidb, meta, recipients, summary
 
 PROG = 'kstacks'
 
@@ -70,6 +70,7 @@ def parser():
     summary.add_parser(sub)
     kcidb.add_parser(sub)
     recipients.add_parser(sub)
+    drift.add_parser(sub)
     junit.add_parser(sub)
     return p
 
