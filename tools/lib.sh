@@ -562,11 +562,9 @@ check_pair() {
 # A base is carried when the stack has a series for it and does not list it
 # as PENDING (written, lint-clean, but not yet proven in a booted kernel).
 # KSTACKS_WITH_PENDING=1 takes pending series too, to prove them.
+# Computed by kstacks meta (Meta.supports), read from META.
 stack_supports() {
-	[ -f "$REPO/$1/patches/$2/series" ] || return 1
-	[ "${KSTACKS_WITH_PENDING:-0}" = 1 ] && return 0
-	case " $(stack_var "$1" PENDING) " in *" $2 "*) return 1 ;; esac
-	return 0
+	[ "${META[carried/$1/$2]:-}" = yes ]
 }
 
 # Stacks and everything they depend on, dependencies first, otherwise in

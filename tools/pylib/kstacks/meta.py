@@ -439,7 +439,8 @@ class Meta:
     def dump(self):
         """Lines KIND<TAB>NAME<TAB>KEY<TAB>VALUE for the shell (lib.sh),
         version<TAB>STACK<TAB>BASE<TAB>N for every stack and base (its
-        stack_version), then schema<TAB>KIND<TAB>KEY<TAB>TYPE per key of
+        stack_version), carried<TAB>STACK<TAB>BASE<TAB>yes for every pair
+        the stack is carried on (supports()), then schema<TAB>KIND<TAB>KEY<TAB>TYPE per key of
         each schema."""
         for kind in ('stack', 'base'):
             for name, values in self.table(kind).items():
@@ -448,6 +449,8 @@ class Meta:
         for s in self.stacks:
             for b in self.bases:
                 yield f'version\t{s}\t{b}\t{self.stack_version(s, b)}'
+                if self.supports(s, b):
+                    yield f'carried\t{s}\t{b}\tyes'
         for kind, schema in SCHEMAS.items():
             for key, (typ, _) in schema.items():
                 yield f'schema\t{kind}\t{key}\t{typ}'

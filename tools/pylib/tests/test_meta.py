@@ -136,6 +136,10 @@ class MetaTest(unittest.TestCase):
         # the shell's stack_version: the base's own, through an RT link too
         self.assertIn('version\tmm-bulk\t6.1-rt\t9', lines)
         self.assertIn('version\tcore\t6.1\t4', lines)
+        # carried pairs: a series, not PENDING (mm-bulk-fallbacks on 6.1 is)
+        self.assertIn('carried\tmm-bulk\t6.1-rt\tyes', lines)
+        self.assertNotIn('carried\tmm-bulk-fallbacks\t6.1\tyes', lines)
+        self.assertNotIn('carried\tcore\t6.1-rt\tyes', lines)
         for line in lines:
             self.assertEqual(len(line.split('\t')), 4, line)
 
