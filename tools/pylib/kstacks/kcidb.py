@@ -56,8 +56,11 @@ def jq_number(v):
 
 
 def sha256_file(path):
-    with open(path, 'rb') as f:
-        return hashlib.sha256(f.read()).hexdigest()
+    try:
+        with open(path, 'rb') as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError as e:
+        raise Error(f'cannot read patch {path}: {e.strerror}') from None
 
 
 def stamp(t):

@@ -135,6 +135,9 @@ class Recipients:
         # The stored patch this mail was made from: the same subject.
         patch = None
         for p in self.m.patches(self.stack, self.base):
+            if not os.path.isfile(p):
+                raise Error(f'stack {self.stack}: series for {self.base} names a missing patch:'
+                            f' {self.m.repo.name(p)}')
             with open(p, encoding='utf-8', errors='replace') as f:
                 for line in f:
                     if line.startswith('Subject: [PATCH] '):

@@ -166,6 +166,13 @@ class KcidbTest(unittest.TestCase):
                 self.run_kcidb()
         self.assertFalse(os.path.exists(os.path.join(self.out, 'kcidb.json')))
 
+    def test_missing_patch(self):
+        """a series naming a patch that is not there: one line, nothing written"""
+        self.repo.append('core/patches/6.1/series', 'nosuch.patch\n')
+        with self.assertRaisesRegex(Error, 'cannot read patch .*nosuch.patch'):
+            self.run_kcidb()
+        self.assertFalse(os.path.exists(os.path.join(self.out, 'kcidb.json')))
+
     def test_bad_report(self):
         """a benchmark report that is not one: one line, nothing written"""
         self.repo.write('out/bench/report.json', '{"date": 1')

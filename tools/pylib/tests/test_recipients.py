@@ -102,6 +102,12 @@ class RecipientsTest(unittest.TestCase):
         with self.assertRaisesRegex(Error, 'not at the top of a kernel tree'):
             self.rec().cc(self.mail)
 
+    def test_missing_patch(self):
+        """a series naming a patch that is not there: one line"""
+        self.repo.append('core/patches/6.1/series', 'nosuch.patch\n')
+        with self.assertRaisesRegex(Error, 'names a missing patch: core/patches/6.1/nosuch.patch'):
+            self.rec().cc(self.mail)
+
     def test_unknown(self):
         with self.assertRaisesRegex(Error, "unknown base '9.9'"):
             self.rec(base='9.9')
