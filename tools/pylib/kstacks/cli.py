@@ -10,7 +10,7 @@ import argparse
 import datetime
 import sys
 
-from . import Error, drift, junit, kcidb, meta, recipients, summary
+from . import Error, drift, junit, kcidb, meta, recipients, refresh, summary
 
 PROG = 'kstacks'
 
@@ -71,6 +71,7 @@ def parser():
     kcidb.add_parser(sub)
     recipients.add_parser(sub)
     drift.add_parser(sub)
+    refresh.add_parser(sub)
     junit.add_parser(sub)
     return p
 

@@ -15,6 +15,7 @@ start (lib.sh), so a mistake stops any tool before it does anything.
 import glob
 import os
 import re
+import subprocess
 
 from . import REPO, Error
 
@@ -392,6 +393,27 @@ class Meta:
         """The pristine extracted tree of a base (a flavour's SOURCE base's)."""
         src = self.get('base', base, 'SOURCE') or base
         return os.path.join(cache_dir(), 'linux-source-' + src)
+
+    def found(self, base):
+        """The version of the base's package found here: installed
+        (dpkg), or for a FETCH=yes base the one fetched into the cache;
+        empty when there is none."""
+        if self.get('base', base, 'FETCH') == 'yes':
+            try:
+                with open(self.base_src(base) + '.version', encoding='utf-8') as f:
+                    return f.read().strip()
+            except OSError:
+                return ''
+        try:
+            out = subprocess.run(['dpkg-query', '-W', '-f=${db:Status-Status} ${Version}\\n',
+                                  self.get('base', base, 'PACKAGE')],
+                                 capture_output=True, text=True).stdout
+        except OSError:
+            return ''
+        for line in out.splitlines():
+            if line.startswith('installed '):
+                return line.split(' ', 1)[1].strip()
+        return ''
 
     # --- versions of a stack's series, written ---
 
