@@ -972,32 +972,6 @@ upstream_fix_counts() {
 
 # --- generated mail ----------------------------------------------------------
 
-# mail_stable FILE: a generated mail without what b4 makes anew on every run
-# although nothing changed: the Date:, Message-Id:, In-Reply-To:,
-# References:, X-Mailer: and X-B4-Tracking: headers (with their continuation
-# lines), the index lines of the diffs and the change-id of the cover letter.
-mail_stable() {
-	awk 'hdr && NF == 0 { hdr = 0 }
-		hdr && /^[ \t]/ { if (!skip) print; next }
-		hdr { skip = ($0 ~ /^(Date|Message-Id|In-Reply-To|References|X-Mailer|X-B4-Tracking):/); if (!skip) print; next }
-		/^index [0-9a-f]+\.\.[0-9a-f]+/ { next }
-		/^change-id: / { next }
-		{ print }' hdr=1 "$1"
-}
-
-# same_series DIR1 DIR2: two generated series are the same but for what
-# mail_stable leaves out and the commit ids in .commits.
-same_series() {
-	local a=$1 b=$2 f
-	[ "$(cd "$a" && ls -A)" = "$(cd "$b" && ls -A)" ] || return 1
-	for f in "$a"/*.eml; do
-		[ -f "$f" ] || return 1
-		cmp -s <(mail_stable "$f") <(mail_stable "$b/${f##*/}") || return 1
-	done
-	cmp -s "$a/.source" "$b/.source" &&
-		cmp -s <(cut -d' ' -f2- "$a/.commits") <(cut -d' ' -f2- "$b/.commits")
-}
-
 # noreply_address "Name <address>": true for an address no reply can reach
 # (example.com, .org, .net, localhost, a no-reply mailbox).
 noreply_address() {

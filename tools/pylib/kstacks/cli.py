@@ -10,7 +10,7 @@ import argparse
 import datetime
 import sys
 
-from . import Error, drift, junit, kcidb, meta, recipients, refresh, summary
+from . import Error, drift, junit, kcidb, meta, recipients, refresh, series, summary
 
 PROG = 'kstacks'
 
@@ -72,6 +72,7 @@ def parser():
     recipients.add_parser(sub)
     drift.add_parser(sub)
     refresh.add_parser(sub)
+    series.add_parser(sub)
     junit.add_parser(sub)
     return p
 
