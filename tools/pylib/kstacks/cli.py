@@ -90,6 +90,11 @@ def main(argv=None):
         return 1
     except BrokenPipeError:
         return 1
+    except (OSError, UnicodeError) as e:
+        # a file that cannot be read or written where no check foresaw it:
+        # still one line
+        print(f'{PROG} {args.command}: error: {e}', file=sys.stderr)
+        return 1
 
 
 def _one_line_errors(p):

@@ -88,8 +88,9 @@ def guest_excerpt(path, test):
         elif GUEST_END.search(line):
             inside = False
         if _RESULT.match(line):
-            f = line.split()
-            n = f[3] if f[0] == 'not' else f[2]
+            # "ok N NAME" or "not ok N NAME"; a line cut short names none
+            f = line.split()[1:] if line.startswith('not ') else line.split()
+            n = f[2] if len(f) > 2 else ''
             if n == test:
                 return excerpt(buf + line + '\n')
             buf = ''

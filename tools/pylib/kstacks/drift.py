@@ -214,6 +214,9 @@ class Drift:
             self.copy_file(self.S, g, f)
         git = ['git', '-C', g, '-c', 'user.name=kstacks', '-c', 'user.email=kstacks@localhost',
                '-c', 'commit.gpgsign=false', '-c', 'core.autocrlf=false']
+        # git as it comes: the user's or the system's configuration
+        # (diff.noprefix, apply.whitespace, hooks) must not change a merge.
+        env = dict(os.environ, GIT_CONFIG_GLOBAL='/dev/null', GIT_CONFIG_NOSYSTEM='1')
         with open(p, encoding='utf-8', errors='replace') as f:
             subject = next((line[len('Subject: '):].rstrip('\n') for line in f if line.startswith('Subject: ')), '')
         three = os.path.join(self.work, '3way.patch')
@@ -222,7 +225,7 @@ class Drift:
                  ['apply', '--index', p], ['commit', '-q', '-m', subject]]
         ok = True
         for step in steps:
-            rc, o = run_quiet(git + step)
+            rc, o = run_quiet(git + step, env=env)
             out += o
             if rc != 0:
                 ok = False
@@ -230,13 +233,13 @@ class Drift:
         if ok:
             with open(three, 'wb') as f:
                 r = subprocess.run(git + ['format-patch', '-1', '--stdout', '--full-index', 'HEAD'],
-                                   stdout=f, stderr=subprocess.PIPE, check=False)
+                                   stdout=f, stderr=subprocess.PIPE, check=False, env=env)
             out += r.stderr.decode('utf-8', 'replace')
             ok = r.returncode == 0
         for step in (['checkout', '-q', '--orphan', 'target'], ['read-tree', '--empty']):
             if not ok:
                 break
-            rc, o = run_quiet(git + step)
+            rc, o = run_quiet(git + step, env=env)
             out += o
             ok = rc == 0
         if not ok:
@@ -250,15 +253,31 @@ class Drift:
         for f in pfiles:
             self.copy_file(self.T, g, f)
         for step in (['add', '-A'], ['commit', '-q', '--allow-empty', '-m', f'target {self.label}']):
-            out += run_quiet(git + step)[1]
-        rc, o = run_quiet(git + ['am', '-3', three])
+            rc, o = run_quiet(git + step, env=env)
+            out += o
+            if rc != 0:
+                self.write_log(log, out + '3-way merge not possible: the target\'s files cannot be committed\n')
+                return None
+        head = run_quiet(git + ['rev-parse', 'HEAD'], env=env)[1]
+        rc, o = run_quiet(git + ['am', '-3', three], env=env)
         out += o
-        self.write_log(log, out)
-        if rc != 0:
-            run_quiet(git + ['am', '--abort'])
+        if rc == 0 and run_quiet(git + ['rev-parse', 'HEAD'], env=env)[1] == head:
+            # "No changes -- Patch already applied": the target has it
+            self.write_log(log, out + '3-way merge gave no change: the target has the change already\n')
             return None
-        r = subprocess.run(git + ['diff', 'HEAD^', 'HEAD'], capture_output=True, check=False)
-        return r.stdout.decode('utf-8', 'surrogateescape')
+        if rc != 0:
+            self.write_log(log, out)
+            run_quiet(git + ['am', '--abort'], env=env)
+            return None
+        r = subprocess.run(git + ['diff', '--no-ext-diff', '--no-color', '--src-prefix=a/', '--dst-prefix=b/',
+                                  'HEAD^', 'HEAD'], capture_output=True, check=False, env=env)
+        merged = r.stdout.decode('utf-8', 'surrogateescape')
+        if r.returncode != 0 or not merged.strip():
+            out += '3-way merge gave no change: ' + r.stderr.decode('utf-8', 'replace')
+            self.write_log(log, out)
+            return None
+        self.write_log(log, out)
+        return merged
 
     @staticmethod
     def write_log(path, text, append=False):
@@ -385,16 +404,11 @@ class Drift:
         n, _, text = hit.partition(':')
         return f'its feature is upstream here: probe {probe} found: {pf}:{n}: {text.lstrip()[:80]}'
 
-    def deps_first(self, s):
-        for d in self.m.get('stack', s, 'DEPENDS').split():
-            yield from self.deps_first(d)
-        yield s
-
     def run(self):
         for s in self.stacks:
             probe = self.probe(s)
             after = []
-            for d in dict.fromkeys(x for x in self.deps_first(s) if x != s):
+            for d in dict.fromkeys(x for x in self.m.deps_first(s) if x != s):
                 after += self.broken.get(d, [])
             after = '\n'.join(after)
             if probe:
@@ -446,7 +460,11 @@ class Drift:
         if rc == 0:
             fuzz = largest(hunk_words(fout), r'with fuzz [0-9]+')
             words += [w for w in hunk_words(fout) if 'with fuzz' in w]
-            fout += self.q(self.T, 'pop', '-f')[1]
+            prc, pout = self.q(self.T, 'pop', '-f')
+            fout += pout
+            if prc != 0:
+                self.write_log(log + '.fuzz', fout)
+                raise Error(f'quilt pop failed in the scratch tree (log: {log}.fuzz)')
         self.write_log(log + '.fuzz', fout)
         maint = False
         merged = self.three_way(ident, p, log + '.3way')

@@ -15,7 +15,7 @@ import json
 import os
 import re
 
-from . import Error, results
+from . import Error, meta, results
 
 _CONTROL = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')
 _UNIT_STATUS = {'pass': 'PASS', 'fail': 'FAIL', 'skip': 'SKIP'}
@@ -165,14 +165,18 @@ def run(args):
         raise Error(f'{kfile} is not a KCIDB file: {e}') from None
     if not isinstance(k, dict):
         raise Error(f'{kfile} is not a KCIDB file: not a JSON object')
-    text = '\n'.join(document(out, k)) + '\n'
+    for key in ('checkouts', 'builds', 'tests'):
+        if not isinstance(k.get(key) or [], list) or not all(isinstance(x, dict) for x in k.get(key) or []):
+            raise Error(f'{kfile} is not a KCIDB file: {key} is not a list of objects')
+    try:
+        text = '\n'.join(document(out, k)) + '\n'
+    except (AttributeError, TypeError, ValueError) as e:
+        raise Error(f'{kfile} is not a KCIDB file this tool reads ({e.__class__.__name__}: {e})') from None
     try:
         os.makedirs(os.path.dirname(os.path.abspath(file)), exist_ok=True)
-        with open(file + '.tmp', 'w', encoding='utf-8') as f:
-            f.write(text)
-        os.replace(file + '.tmp', file)
     except OSError as e:
-        raise Error(f'cannot write {file} from {kfile}: {e.strerror}') from None
+        raise Error(f'cannot write {file}: {e.strerror}') from None
+    meta.write_atomically(file, text)
     n = sum(1 for line in text.split('\n') if '<testcase ' in line)
     print(f'junit: {file} ({n} testcases)')
     return 0

@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import re
+import urllib.parse
 import subprocess
 import sys
 
@@ -44,8 +45,11 @@ def lseg(name):
     return seg(name, 'latin-1')
 
 
-def url(path):
-    return 'file://' + os.path.realpath(path).replace(' ', '%20')
+def url(path, resolve=True):
+    """A file: URI of PATH (its real path with RESOLVE), escaped where a
+    URI must be; the characters a path segment may hold are kept."""
+    p = os.path.realpath(path) if resolve else os.path.abspath(path)
+    return 'file://' + urllib.parse.quote(p, safe="/+~:@!$&'()*,;=")
 
 
 def jq_number(v):
@@ -96,14 +100,11 @@ class Writer:
         return f"{v.get('VERSION', '')}.{v.get('PATCHLEVEL', '')}.{v.get('SUBLEVEL', '')}"
 
     def package_version(self, base):
-        """The Debian version of the base's package installed here, or the
-        tree's kernel version when it is not installed."""
-        pkg = self.m.get('base', base, 'PACKAGE')
-        if pkg not in self._versions:
-            r = subprocess.run(['dpkg-query', '-W', '-f=${Version}', pkg],
-                               capture_output=True, text=True, check=False)
-            self._versions[pkg] = r.stdout if r.returncode == 0 else self.base_version(base)
-        return self._versions[pkg]
+        """The Debian version of the base's package found here (installed,
+        or fetched for a FETCH=yes base), or the tree's kernel version."""
+        if base not in self._versions:
+            self._versions[base] = self.m.found(base) or self.base_version(base)
+        return self._versions[base]
 
     def patch_list(self, base, stacks, n=None):
         """(stack, patch path) of the stacks' series on BASE in the order
@@ -136,7 +137,7 @@ class Writer:
                       'stacks': [{'name': s, 'version': str(self.m.stack_version(s, base))}
                                  for s in stacks]}}
         if pl:
-            o['patchset_files'] = [{'name': s + '-' + os.path.basename(p), 'url': 'file://' + p}
+            o['patchset_files'] = [{'name': s + '-' + os.path.basename(p), 'url': url(p, resolve=False)}
                                    for s, p in pl]
         if start:
             o['start_time'] = start
@@ -321,7 +322,6 @@ def _median(v):
 
 
 def add_bench(w, rep):
-    m = w.m
     try:
         with open(rep, encoding='utf-8') as f:
             r = json.load(f)
@@ -329,18 +329,25 @@ def add_bench(w, rep):
         date = r['date']
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise Error(f'cannot read {rep}: {e}') from None
+    try:
+        _add_bench(w, samples, missing, figures, date)
+    except (KeyError, TypeError, AttributeError, ValueError) as e:
+        raise Error(f'cannot read {rep}: a sample, figure or missing entry without its fields'
+                    f' ({e.__class__.__name__}: {e})') from None
+
+
+def _add_bench(w, samples, missing, figures, date):
+    m = w.m
     st = stamp(date)
     start = re.sub(r'T([0-9][0-9]:[0-9][0-9])Z$', r'T\1:00Z', date)
     cache = meta.cache_dir()
     for b in sorted({x['base'] for x in samples + missing}):
         if b not in m.bases:
             continue
-        # The kernels tools/bench builds: every stack of the base that has
-        # benchmarks, with what they depend on.
-        benched = [s for s in m.stacks if m.supports(s, b) and m.bench_programs(s)]
-        if not benched:
+        # The kernels tools/bench builds (the same stacks).
+        stacks = m.bench_stacks(b)
+        if not stacks and not m.upstream_bench_stacks(b):
             continue
-        stacks = m.closure(benched)
         set_name = meta.stackset_name(stacks)
         plus = ' + '.join(stacks)
         for kind in ('vanilla', 'patched'):
@@ -415,11 +422,9 @@ def run(args):
     text = json.dumps(w.document(), indent=2, ensure_ascii=False) + '\n'
     try:
         os.makedirs(os.path.dirname(os.path.abspath(file)), exist_ok=True)
-        with open(file + '.tmp', 'w', encoding='utf-8') as f:
-            f.write(text)
-        os.replace(file + '.tmp', file)
     except OSError as e:
         raise Error(f'cannot write {file}: {e.strerror}') from None
+    meta.write_atomically(file, text)
     print(f'kcidb: {file} ({len(w.checkouts)} checkouts, {len(w.builds)} builds, {len(w.tests)} tests)')
     return 0
 

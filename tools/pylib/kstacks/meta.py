@@ -245,15 +245,22 @@ def _key_line(lines, key):
 
 
 def write_atomically(path, text):
+    """TEXT replaces the file at PATH whole, or the file stays as it was
+    (no temporary file left either way); Error when it cannot."""
+    try:
+        data = text.encode('utf-8')
+    except UnicodeEncodeError:
+        raise Error(f'cannot write {path}: not UTF-8 text') from None
     tmp = path + '.tmp'
     try:
-        with open(tmp, 'w', encoding='utf-8') as f:
-            f.write(text)
+        with open(tmp, 'wb') as f:
+            f.write(data)
         os.replace(tmp, path)
     except OSError as e:
+        raise Error(f'cannot write {path}: {e.strerror}') from None
+    finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-        raise Error(f'cannot write {path}: {e.strerror}') from None
 
 
 def set_value(repo, kind, name, key, value, after=None):
@@ -278,6 +285,10 @@ def set_values(repo, kind, name, changes):
             raise Error(f'{key} is not a key of a {"STACK file" if kind == "stack" else "base conf"}')
         if re.search(r'[\n\t]', value):
             raise Error(f'{key}: a value is one line without tabs')
+        try:
+            value.encode('utf-8')
+        except UnicodeEncodeError:
+            raise Error(f'{key}: the value is not UTF-8 text') from None
         at = _key_line(lines, key)
         if at is not None:
             if value:
@@ -291,19 +302,23 @@ def set_values(repo, kind, name, changes):
     write_atomically(path, '\n'.join(lines) + '\n')
 
 
-def add_changelog(path, entry):
-    """ENTRY (its lines) as the newest of a CHANGELOG: before the first
-    version heading ("vN ..."), with an empty line after it; at the end of
-    a file without one."""
+def changelog_with(path, entry):
+    """The text of a CHANGELOG with ENTRY (its lines) as the newest: before
+    the first version heading ("vN ..."), with an empty line after it; at
+    the end of a file without one. Error when the file cannot be read."""
     try:
         with open(path, encoding='utf-8') as f:
             lines = f.read().splitlines()
     except FileNotFoundError:
         lines = []
+    except UnicodeDecodeError:
+        raise Error(f'{path}: not UTF-8 text') from None
+    except OSError as e:
+        raise Error(f'{path}: {e.strerror}') from None
     at = next((i for i, line in enumerate(lines) if re.match(r'v[0-9]+', line)), None)
     new = entry.split('\n')
     lines = lines + new if at is None else lines[:at] + new + [''] + lines[at:]
-    write_atomically(path, '\n'.join(lines) + '\n')
+    return '\n'.join(lines) + '\n'
 
 
 class Meta:
@@ -315,6 +330,24 @@ class Meta:
                        for s in self.repo.stacks()}
         self.bases = {b: parse(self.repo, self.repo.base_file(b), BASE_SCHEMA)
                       for b in self.repo.bases()}
+        self.check_cycles()
+
+    def check_cycles(self):
+        """No stack depends on itself, directly or through others."""
+        done = set()
+
+        def visit(s, path):
+            if s in path:
+                cycle = path[path.index(s):] + [s]
+                raise Error(f"{self.repo.name(self.repo.stack_file(cycle[0]))}: DEPENDS is a cycle: "
+                            + ' -> '.join(cycle))
+            if s in done or s not in self.stacks:
+                return
+            for d in self.stacks[s].get('DEPENDS', '').split():
+                visit(d, path + [s])
+            done.add(s)
+        for s in self.stacks:
+            visit(s, [])
 
     def table(self, kind):
         return self.stacks if kind == 'stack' else self.bases
@@ -367,18 +400,20 @@ class Meta:
             return True
         return base not in self.get('stack', stack, 'PENDING').split()
 
+    def deps_first(self, s):
+        """STACK after what it depends on, depth first (names may repeat)."""
+        for d in self.get('stack', s, 'DEPENDS').split():
+            yield from self.deps_first(d)
+        yield s
+
     def closure(self, stacks):
         """STACKS and what they depend on, dependencies first, otherwise in
         the order of all stacks (lib.sh's stack_closure: one set, one name)."""
-        def deps_first(s):
-            for d in self.get('stack', s, 'DEPENDS').split():
-                yield from deps_first(d)
-            yield s
-        want = {d for s in stacks for d in deps_first(s)}
+        want = {d for s in stacks for d in self.deps_first(s)}
         out = []
         for s in self.stacks:
             if s in want:
-                for d in deps_first(s):
+                for d in self.deps_first(s):
                     if d not in out:
                         out.append(d)
         return out
@@ -388,6 +423,20 @@ class Meta:
         d = os.path.join(self.repo.root, stack, 'bench')
         return sorted(glob.glob(os.path.join(d, '*.c')) + glob.glob(os.path.join(d, '*.sh'))
                       + glob.glob(os.path.join(d, '*', 'Kbuild')))
+
+    def bench_stacks(self, base):
+        """The stacks of the kernels tools/bench builds on BASE: every stack
+        carried there with benchmark programs of its own, or measured by
+        another's (BENCH_BY), with what they depend on."""
+        return self.closure([s for s in self.stacks if self.supports(s, base)
+                             and (self.bench_programs(s) or self.get('stack', s, 'BENCH_BY'))])
+
+    def upstream_bench_stacks(self, base):
+        """Stacks whose feature is upstream on BASE and whose programs run
+        there too (UPSTREAM_TESTS or UPSTREAM_BENCH, with programs)."""
+        return [s for s in self.stacks if self.bench_programs(s)
+                and base in (self.get('stack', s, 'UPSTREAM_TESTS') + ' '
+                             + self.get('stack', s, 'UPSTREAM_BENCH')).split()]
 
     def base_src(self, base):
         """The pristine extracted tree of a base (a flavour's SOURCE base's)."""
@@ -425,10 +474,21 @@ class Meta:
         return sorted((b for b in os.listdir(d) if os.path.isfile(os.path.join(d, b, 'series'))
                        and not os.path.islink(os.path.join(d, b))), key=version_key)
 
+    def own_series(self, stack, base):
+        """Error unless STACK has a series of its own on BASE (a version
+        written for a link's name would never be read)."""
+        self.get('stack', stack, 'VERSION')
+        self.get('base', base, 'PACKAGE')
+        d = os.path.join(self.repo.root, stack, 'patches', base)
+        if os.path.islink(d):
+            raise Error(f"{stack}'s series on {base} is a link to {os.readlink(d)}: its version is that base's")
+        if not os.path.isfile(os.path.join(d, 'series')):
+            raise Error(f'{stack} has no series on {base}')
+
     def set_version(self, stack, base, n):
         """The version of STACK's series on BASE is N: the base's own entry
         in BASE_VERSIONS, none when N is the stack's VERSION."""
-        self.get('base', base, 'PACKAGE')
+        self.own_series(stack, base)
         keep = [w for w in self.get('stack', stack, 'BASE_VERSIONS').split()
                 if w.split(':')[0] != base]
         if n != int(self.get('stack', stack, 'VERSION')):
@@ -441,21 +501,25 @@ class Meta:
         ("- WHY"): the stack's VERSION when BASE holds its only series of
         its own, else the base's own version (BASE_VERSIONS; the other
         bases keep theirs). Returns what changed, in words."""
+        self.own_series(stack, base)
+        log = os.path.join(self.repo.root, stack, 'CHANGELOG')
         v = self.stack_version(stack, base)
         nv = v + 1
+        head = f'v{nv} ({today})' if self.own_bases(stack) == [base] else f'v{nv} on {base} ({today})'
+        # the CHANGELOG read before STACK is written: both or neither
+        changelog = changelog_with(log, f'{head}\n- {why}')
         if self.own_bases(stack) == [base]:
             # the base's own entry, if it had one, is the stack's now
             keep = [w for w in self.get('stack', stack, 'BASE_VERSIONS').split()
                     if w.split(':')[0] != base]
             set_values(self.repo, 'stack', stack, [('VERSION', str(nv), None),
                                                     ('BASE_VERSIONS', ' '.join(keep), None)])
-            head, how = f'v{nv} ({today})', f'VERSION {v} -> {nv}'
+            how = f'VERSION {v} -> {nv}'
         else:
             self.set_version(stack, base, nv)
-            head = f'v{nv} on {base} ({today})'
             how = (f'v{v} -> v{nv} on {base} (BASE_VERSIONS; the stack\'s other bases stay at'
                    f" v{self.get('stack', stack, 'VERSION')})")
-        add_changelog(os.path.join(self.repo.root, stack, 'CHANGELOG'), f'{head}\n- {why}')
+        write_atomically(log, changelog)
         return how
 
     def dump(self):

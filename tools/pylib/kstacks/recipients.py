@@ -178,7 +178,7 @@ class Recipients:
         for a in get_maintainer('--nom', '--r', '--l', mail):
             name = a.split(' <', 1)[0]
             if name != a:
-                a = next((x for x in maint if name + ' <' in x), a)
+                a = next((x for x in maint if x.startswith(name + ' <')), a)
                 if a in to:
                     continue
             out.append(a)

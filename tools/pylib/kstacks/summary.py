@@ -118,12 +118,9 @@ def run(args):
     path = os.path.join(out, 'summary.json')
     try:
         os.makedirs(out, exist_ok=True)
-        with open(path + '.tmp', 'w', encoding='utf-8') as f:
-            json.dump(table, f, indent=2)
-            f.write('\n')
-        os.replace(path + '.tmp', path)
     except OSError as e:
         raise Error(f'cannot write {path}: {e.strerror}') from None
+    meta.write_atomically(path, json.dumps(table, indent=2) + '\n')
     print(f'summary: {path}')
     print(fixes_line(m))
     return 0

@@ -186,5 +186,75 @@ class DriftRunTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.repo.root, 'out')))
 
 
+    def test_three_way_resolves_whatever_git_config(self):
+        """a patch whose context the target changed (fuzz): the 3-way merge
+        resolves it, written refreshed; the user's git configuration
+        (diff.noprefix, apply.whitespace=error) changes nothing"""
+        src = ''.join(f'line {i}\n' for i in range(1, 30))
+        self.repo.write('src/lib/c.c', src)
+        self.repo.write('tgt/lib/c.c', src.replace('line 8\n', 'EIGHT\n'))
+        self.repo.write('core/patches/6.1/5-3way.patch', 'Subject: [PATCH] 5\n\n---\n'
+                        '--- a/lib/c.c\n+++ b/lib/c.c\n@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n'
+                        '-line 10\n+TEN \n line 11\n line 12\n line 13\n')
+        self.repo.write('core/patches/6.1/series', '5-3way.patch\n')
+        home = os.path.join(self.repo.root, 'home')
+        self.repo.write('home/.gitconfig', '[diff]\n\tnoprefix = true\n[apply]\n\twhitespace = error\n')
+        w = os.path.join(self.repo.root, 'w')
+        with mock.patch.dict(os.environ, {'HOME': home, 'XDG_CONFIG_HOME': home}):
+            _, doc = self.drift('--write', w)
+        self.assertEqual([(p['verdict'], p.get('three_way')) for p in doc['patches']], [('fuzz', 'resolves')])
+        with open(os.path.join(w, 'core', '5-3way.patch'), encoding='utf-8') as f:
+            text = f.read()
+        self.assertIn('--- a/lib/c.c\n+++ b/lib/c.c\n', text)
+        self.assertIn(' EIGHT\n', text)
+        self.assertIn('+TEN \n', text)
+
+    def test_three_way_no_change(self):
+        """the change already in the target under other context: the 3-way
+        merge makes no commit, which is not a merge that resolves"""
+        src = ''.join(f'line {i}\n' for i in range(1, 30))
+        self.repo.write('src/lib/c.c', src)
+        self.repo.write('tgt/lib/c.c', src.replace('line 8\n', 'EIGHT\n').replace('line 12\n', 'TWELVE\n')
+                        .replace('line 10\n', 'TEN\n'))
+        self.repo.write('core/patches/6.1/5-3way.patch', 'Subject: [PATCH] 5\n\n---\n'
+                        '--- a/lib/c.c\n+++ b/lib/c.c\n@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n'
+                        '-line 10\n+TEN\n line 11\n line 12\n line 13\n')
+        self.repo.write('core/patches/6.1/series', '5-3way.patch\n')
+        _, doc = self.drift()
+        self.assertNotEqual(doc['patches'][0].get('three_way'), 'resolves')
+
+    def test_maintainers_only(self):
+        """a patch that fails only in MAINTAINERS: told apart, the code tried without it"""
+        self.repo.write('src/MAINTAINERS', 'A\nB\nC\n')
+        self.repo.write('tgt/MAINTAINERS', 'X\nY\nZ\n')
+        self.repo.write('core/patches/6.1/6-maint.patch', 'Subject: [PATCH] 6\n\n---\n'
+                        '--- a/MAINTAINERS\n+++ b/MAINTAINERS\n@@ -1,3 +1,4 @@\n A\n B\n C\n+D\n'
+                        '--- a/lib/b.c\n+++ b/lib/b.c\n@@ -9,3 +9,3 @@\n line 9\n-line 10\n+TEN\n line 11\n')
+        self.repo.write('core/patches/6.1/series', '6-maint.patch\n')
+        text, doc = self.drift()
+        self.assertEqual([p['verdict'] for p in doc['patches']], ['maintainers'])
+        self.assertIn('FAILED in MAINTAINERS only; the rest applies', text)
+
+    def test_not_a_kernel_tree(self):
+        """a target without a Makefile: one error, nothing written"""
+        os.unlink(os.path.join(self.repo.root, 'tgt', 'Makefile'))
+        with self.assertRaisesRegex(Error, 'tgt is not a kernel tree'):
+            self.drift()
+        self.assertFalse(os.path.exists(os.path.join(self.repo.root, 'out')))
+
+    def test_patch_not_on_its_own_base(self):
+        """a patch that does not apply to its own base: the 3-way merge says so"""
+        # 0-target-only applies to the target but not to the base; the 3-way
+        # merge of the failing patch after it needs it on the base
+        src = ''.join(f'line {i}\n' for i in range(1, 30))
+        self.repo.write('src/lib/d.c', src)
+        self.repo.write('tgt/lib/d.c', src.replace('line 2\n', 'TWO\n'))
+        self.repo.write('core/patches/6.1/0-target-only.patch', 'Subject: [PATCH] 0\n\n---\n'
+                        '--- a/lib/d.c\n+++ b/lib/d.c\n@@ -1,3 +1,3 @@\n line 1\n-TWO\n+2\n line 3\n')
+        self.repo.write('core/patches/6.1/series', '0-target-only.patch\n3-fails.patch\n')
+        with self.assertRaisesRegex(Error, 'does not apply to base 6.1 itself'):
+            self.drift()
+
+
 if __name__ == '__main__':
     unittest.main()

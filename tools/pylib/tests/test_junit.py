@@ -45,6 +45,21 @@ class JunitTest(unittest.TestCase):
         text = '\n'.join(junit.document(self.out, k))
         return text, ET.fromstring(text.split('\n', 1)[1])
 
+    def test_not_kcidb(self):
+        """a JSON file that is not KCIDB's shape: one line, nothing written"""
+        import argparse
+        from kstacks import Error
+        for bad, why in (('{"tests": [1]}', 'tests is not a list of objects'),
+                         ('{"checkouts": "abc"}', 'checkouts is not a list of objects'),
+                         ('{"builds": [{"misc": 5}]}', 'not a KCIDB file this tool reads')):
+            with self.subTest(bad=bad):
+                self.write('k.json', bad)
+                args = argparse.Namespace(kcidb=os.path.join(self.out, 'k.json'),
+                                          file=os.path.join(self.out, 'j.xml'))
+                with self.assertRaisesRegex(Error, why):
+                    junit.run(args)
+                self.assertFalse(os.path.exists(os.path.join(self.out, 'j.xml')))
+
     def test_well_formed_and_escaped(self):
         text, root = self.doc()
         self.assertIn('expected 4096 &lt;&amp;&quot;&apos;&gt; got 0', text)

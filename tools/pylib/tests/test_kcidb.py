@@ -159,6 +159,46 @@ class KcidbTest(unittest.TestCase):
         self.assertEqual([t['path'] for t in err], ['kstacks.bench.core-b'])
         self.assertEqual(doc['checkouts'][-1]['start_time'], '2025-06-01T10:00:00Z')
 
+    def test_bench_kernels_as_tools_bench_builds_them(self):
+        """a stack measured by another's programs (BENCH_BY) is in the
+        benchmark kernels, their patches and their build's name"""
+        self.repo.write('core/bench/b.c', '')
+        self.repo.append('mm-bulk/STACK', 'BENCH_BY="core"\n')
+        self.repo.write('mm-bulk/patches/6.1/0001-a.patch', 'm\n')
+        self.m = type(self.m)(meta.Repo(self.repo.root))
+        self.assertEqual(self.m.bench_stacks('6.1'), ['core', 'mm-bulk'])
+        rep = {'date': '2025-06-01T10:00Z', 'figures': [], 'missing': [], 'samples': [
+            {'base': '6.1', 'kernel': 'patched', 'stack': 'core', 'program': 'core-b', 'round': 0,
+             'figure': 'f', 'value': 1, 'unit': 's', 'better': 'lower'}]}
+        self.repo.write('out/bench/report.json', json.dumps(rep))
+        with mock.patch.object(meta, 'Meta', lambda: self.m):
+            doc, _ = self.run_kcidb()
+        co = next(c for c in doc['checkouts'] if c['id'].startswith('kstacks:6.1/core+mm-bulk@'))
+        self.assertEqual([f['name'] for f in co['patchset_files']],
+                         ['core-0001-a.patch', 'core-0002-b.patch', 'mm-bulk-0001-a.patch'])
+        self.assertEqual(doc['builds'][-1]['command'], 'tools/build --flavour lean 6.1 core mm-bulk')
+
+    def test_report_entries_without_fields(self):
+        """a benchmark report whose samples lack fields: one line, nothing written"""
+        self.repo.write('core/bench/b.c', '')
+        self.repo.write('out/bench/report.json', json.dumps(
+            {'date': '2025-06-01T10:00Z', 'figures': [], 'missing': [], 'samples': [{'base': '6.1'}]}))
+        with self.assertRaisesRegex(Error, 'cannot read .*report.json: a sample, figure or missing entry'):
+            self.run_kcidb()
+        self.assertFalse(os.path.exists(os.path.join(self.out, 'kcidb.json')))
+
+    def test_uris_escaped(self):
+        """a repository path with a blank or a %: the patch and log URIs are URIs"""
+        self.assertEqual(kcidb.url('/a b/c%d+e/f#g', resolve=False), 'file:///a%20b/c%25d+e/f%23g')
+        doc, _ = self.run_kcidb()
+        for f in doc['checkouts'][0]['patchset_files']:
+            self.assertRegex(f['url'], r'^file:///[^ ]*$')
+
+    def test_guest_line_cut_short(self):
+        """a TAP line cut short at the end of a console: no excerpt, no crash"""
+        path = self.repo.write('console.log', 'Run /init as init process\nnot ok 3 \n')
+        self.assertEqual(console.guest_excerpt(path, 't1'), '')
+
     def test_bad_origin(self):
         """an origin KCIDB does not take: one line, nothing written"""
         with mock.patch.dict(os.environ, {'KSTACKS_KCIDB_ORIGIN': 'Bad-Origin'}):

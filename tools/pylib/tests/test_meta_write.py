@@ -96,5 +96,53 @@ class MetaWriteTest(unittest.TestCase):
         self.assertEqual(self.read('mm-bulk/CHANGELOG'), 'v10 (2026-12-05)\n- x\n')
 
 
+    def test_bump_unreadable_changelog_writes_nothing(self):
+        """a CHANGELOG that cannot be read: one error, STACK as it was"""
+        with open(os.path.join(self.repo.root, 'core', 'CHANGELOG'), 'ab') as f:
+            f.write(b'\xff\n')
+        before = self.read('core/STACK')
+        with self.assertRaisesRegex(Error, 'CHANGELOG: not UTF-8 text'):
+            self.meta().bump('core', '6.1', 'x', '2026-12-05')
+        self.assertEqual(self.read('core/STACK'), before)
+
+    def test_value_not_utf8(self):
+        """a value that is not UTF-8 (bytes from argv): one error, no file left over"""
+        before = self.read('core/STACK')
+        with self.assertRaisesRegex(Error, 'SUMMARY: the value is not UTF-8 text'):
+            meta.set_value(meta.Repo(self.repo.root), 'stack', 'core', 'SUMMARY', 'caf\udce9')
+        self.assertEqual(self.read('core/STACK'), before)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.repo.root, 'core'))), ['CHANGELOG', 'STACK', 'patches'])
+
+    def test_write_atomically_leaves_no_tmp(self):
+        """a write that fails leaves the file as it was and no temporary file"""
+        path = self.repo.write('x.txt', 'old\n')
+        with self.assertRaisesRegex(Error, 'not UTF-8 text'):
+            meta.write_atomically(path, 'caf\udce9')
+        os.mkdir(path + '.d')
+        with self.assertRaisesRegex(Error, 'cannot write'):
+            meta.write_atomically(path + '.d', 'new\n')
+        self.assertEqual(self.read('x.txt'), 'old\n')
+        self.assertFalse([n for n in os.listdir(self.repo.root) if n.endswith('.tmp')])
+
+    def test_version_of_a_link_or_no_series_refused(self):
+        """set-version and bump on a base whose series is a link, or that has
+        none: one error, nothing written (the entry would never be read)"""
+        before = self.read('mm-bulk/STACK'), self.read('core/STACK')
+        m = self.meta()
+        with self.assertRaisesRegex(Error, "mm-bulk's series on 6.1-rt is a link to 6.1"):
+            m.set_version('mm-bulk', '6.1-rt', 12)
+        with self.assertRaisesRegex(Error, "mm-bulk's series on 6.1-rt is a link to 6.1"):
+            m.bump('mm-bulk', '6.1-rt', 'x', '2026-12-05')
+        with self.assertRaisesRegex(Error, 'core has no series on 6.1-rt'):
+            m.bump('core', '6.1-rt', 'x', '2026-12-05')
+        self.assertEqual((self.read('mm-bulk/STACK'), self.read('core/STACK')), before)
+
+    def test_dependency_cycle(self):
+        """a stack that depends on itself through another: one error naming the cycle"""
+        self.repo.write('core/STACK', fixture.STACKS['core'] + 'DEPENDS="mm-bulk"\n')
+        with self.assertRaisesRegex(Error, 'core/STACK: DEPENDS is a cycle: core -> mm-bulk -> core'):
+            self.meta()
+
+
 if __name__ == '__main__':
     unittest.main()

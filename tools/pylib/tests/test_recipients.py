@@ -93,6 +93,20 @@ class RecipientsTest(unittest.TestCase):
         self.assertEqual(r.cc(self.mail), ['Rob Both <rob@maint.invalid>', 'linux-mm@kvack.org',
                                            'linux-kernel@vger.kernel.org'])
 
+    def test_reviewer_name_inside_another(self):
+        """a reviewer whose name ends another maintainer's name is not taken for him"""
+        self.repo.write('tools/bases/7.3.conf', 'PACKAGE=linux-source-7.3\nSUITE=x\nMAINLINE=yes\n')
+        self.repo.write('core/patches/7.3/series', '0002-b.patch\n')
+        self.repo.write('core/patches/7.3/0002-b.patch', PATCH)
+        gm = os.path.join(self.tree, 'scripts', 'get_maintainer.pl')
+        with open(gm, encoding='utf-8') as f:
+            text = f.read()
+        with open(gm, 'w', encoding='utf-8') as f:
+            f.write(text.replace("'Rob Both <rob@maint.invalid>'", "'Bob Rob Both <bob@maint.invalid>'"))
+        r = recipients.Recipients(meta.Meta(meta.Repo(self.repo.root)), '7.3', 'core')
+        self.assertIn('Rob Both <rob@reviewer.invalid>', r.cc(self.mail))
+        self.assertNotIn('Bob Rob Both <bob@maint.invalid>', r.cc(self.mail))
+
     def test_maintainers(self):
         self.assertEqual(self.rec().maintainers(), [('0001-a.patch', 'Mae Maintainer <mae@kernel.invalid>')])
 
