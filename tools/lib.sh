@@ -439,8 +439,8 @@ ensure_base() {
 fetch_base() {
 	local b=$1 tree tmp dst
 	dst=$(base_src "$b")
-	tree=$("$TOOLS/fetch-source" "$PACKAGE${PROVEN:+=$PROVEN}" 2>/dev/null | tail -n1) ||
-		tree=$("$TOOLS/fetch-source" "$PACKAGE" | tail -n1) ||
+	tree=$("$TOOLS/fetch-source" "$PACKAGE${PROVEN:+=$PROVEN}" 2>/dev/null) ||
+		tree=$("$TOOLS/fetch-source" "$PACKAGE") ||
 		die "base $b: cannot download Debian package $PACKAGE ($SUITE)"
 	[ -f "$tree/Makefile" ] || die "base $b: no kernel tree from tools/fetch-source $PACKAGE"
 	tmp=$(mktemp -d "$CACHE/.extract-$b.XXXXXX")
@@ -463,7 +463,7 @@ base_config_dir() {
 		base_conf "$1"
 		[ -n "${CONFIG_PACKAGE:-}" ] || exit 0
 		if [ "${FETCH:-}" = yes ]; then
-			"$TOOLS/fetch-source" "$CONFIG_PACKAGE" | tail -n1
+			"$TOOLS/fetch-source" "$CONFIG_PACKAGE"
 		else
 			echo "/usr/src/$CONFIG_PACKAGE"
 		fi
