@@ -424,6 +424,19 @@ class Meta:
         return sorted(glob.glob(os.path.join(d, '*.c')) + glob.glob(os.path.join(d, '*.sh'))
                       + glob.glob(os.path.join(d, '*', 'Kbuild')))
 
+    def upstream_rows(self, stack, kind):
+        """The rows of STACK/upstream.tsv of KIND (equivalent, fix, ...),
+        each a list of its tab-separated fields; [] without the file."""
+        try:
+            with open(os.path.join(self.repo.root, stack, 'upstream.tsv'), encoding='utf-8') as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            return []
+        except (OSError, UnicodeDecodeError) as e:
+            raise Error(f'{stack}/upstream.tsv: {getattr(e, "strerror", None) or "not UTF-8 text"}') from None
+        return [line.split('\t') for line in lines
+                if not line.startswith('#') and line.split('\t')[0] == kind]
+
     def bench_stacks(self, base):
         """The stacks of the kernels tools/bench builds on BASE: every stack
         carried there with benchmark programs of its own, or measured by

@@ -100,16 +100,6 @@ def patch_refs(patch):
     return re.findall(r'(?:^|; )([0-9a-f]{12}) \(', refs)
 
 
-def upstream_rows(root, stack, kind):
-    """The rows of STACK/upstream.tsv of KIND (equivalent, fix, ...)."""
-    try:
-        with open(os.path.join(root, stack, 'upstream.tsv'), encoding='utf-8') as f:
-            lines = f.read().splitlines()
-    except FileNotFoundError:
-        return []
-    return [line.split('\t') for line in lines if not line.startswith('#') and line.split('\t')[0] == kind]
-
-
 class Recipients:
 
     def __init__(self, m, base, stack):
@@ -148,7 +138,7 @@ class Recipients:
         if patch:
             authors = set()
             for ref in patch_refs(patch):
-                for row in upstream_rows(self.m.repo.root, self.stack, 'equivalent'):
+                for row in self.m.upstream_rows(self.stack, 'equivalent'):
                     if len(row) > 4 and row[1] == ref:
                         a = _ADDRESS.match(row[4])
                         if a:

@@ -61,15 +61,7 @@ def fix_counts(m, stack):
     """(N, A, H): the fixes STACK/upstream.tsv lists, how many affect the
     stack, how many of those it handles."""
     n = a = h = 0
-    try:
-        with open(os.path.join(m.repo.root, stack, 'upstream.tsv'), encoding='utf-8') as f:
-            lines = f.read().splitlines()
-    except FileNotFoundError:
-        lines = []
-    for line in lines:
-        fields = line.split('\t')
-        if line.startswith('#') or fields[0] != 'fix':
-            continue
+    for fields in m.upstream_rows(stack, 'fix'):
         n += 1
         if len(fields) > 6 and fields[6].startswith('yes'):
             a += 1
