@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 from . import Error, meta
 
@@ -99,7 +100,6 @@ class Refresh:
         self.patches = patches
         self.test = test
         self.today = today or datetime.date.today().isoformat()
-        self.unshared = set()
         t = doc['target']
         self.target = t['name']
         self.tver = t.get('version') or ''
@@ -109,31 +109,72 @@ class Refresh:
     def series_dir(self, stack, base):
         return os.path.join(self.m.repo.root, stack, 'patches', base)
 
+    @staticmethod
+    def link_target(path):
+        """The base a series link names (a trailing slash left out)."""
+        return os.readlink(path).rstrip('/')
+
+    def part(self, s, link, frm, v):
+        """The series link LINK becomes a copy of the series FRM, at version
+        V: a copy next to it first, then put in its place."""
+        tmp = link + '.parting'
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(frm, tmp, symlinks=True)
+        os.unlink(link)
+        os.rename(tmp, link)
+        other = os.path.basename(link)
+        self.m.set_version(s, other, v)
+        if v != int(self.m.get('stack', s, 'VERSION')):
+            # a version of that base's own: its CHANGELOG entry, which
+            # series-check and the cover's "Changes since" look for
+            log = os.path.join(self.m.repo.root, s, 'CHANGELOG')
+            meta.write_atomically(log, meta.changelog_with(
+                log, f'v{v} on {other} ({self.today})\n- The series of v{v} as it was proven, now a series'
+                f' of its own ({self.base} was refreshed).'))
+
     def unshare(self, s):
         """STACK's series on the base and another base's that are the same
         files (a link either way) part: each gets files of its own and
         keeps the version it had."""
-        if s in self.unshared:
-            return
-        self.unshared.add(s)
         base = self.base
         v = self.m.stack_version(s, base)
         d = self.series_dir(s, base)
-        if os.path.islink(d):
-            to = os.readlink(d)
-            os.unlink(d)
-            shutil.copytree(os.path.join(os.path.dirname(d), to), d, symlinks=True)
-            self.m.set_version(s, base, v)
-            print(f'{s}/patches/{base} was a link to {to}: now its own series (only {base} is refreshed)')
         parent = os.path.dirname(d)
+        if os.path.islink(d):
+            to = self.link_target(d)
+            self.part(s, d, os.path.join(parent, to), v)
+            print(f'{s}/patches/{base} was a link to {to}: now its own series (only {base} is refreshed)')
         for other in sorted(os.listdir(parent)):
             link = os.path.join(parent, other)
-            if not (os.path.islink(link) and os.readlink(link) == base):
+            if not (os.path.islink(link) and self.link_target(link) == base):
                 continue
-            os.unlink(link)
-            shutil.copytree(d, link, symlinks=True)
-            self.m.set_version(s, other, v)
+            self.part(s, link, d, v)
             print(f'{s}/patches/{other} was a link to {base}: now its own series, as it was proven')
+
+    def saved(self, stacks):
+        """A copy of what a refresh may write for STACKS (their STACK,
+        CHANGELOG and patches/), to put back if it fails half way."""
+        keep = tempfile.mkdtemp(prefix='kstacks-refresh.')
+        for st in stacks:
+            root = os.path.join(self.m.repo.root, st)
+            os.makedirs(os.path.join(keep, st))
+            for f in ('STACK', 'CHANGELOG'):
+                if os.path.isfile(os.path.join(root, f)):
+                    shutil.copy2(os.path.join(root, f), os.path.join(keep, st, f))
+            shutil.copytree(os.path.join(root, 'patches'), os.path.join(keep, st, 'patches'), symlinks=True)
+        return keep
+
+    def restore(self, keep, stacks):
+        for st in stacks:
+            root = os.path.join(self.m.repo.root, st)
+            for f in ('STACK', 'CHANGELOG'):
+                src = os.path.join(keep, st, f)
+                if os.path.isfile(src):
+                    shutil.copy2(src, os.path.join(root, f))
+                elif os.path.exists(os.path.join(root, f)):
+                    os.unlink(os.path.join(root, f))
+            shutil.rmtree(os.path.join(root, 'patches'))
+            shutil.copytree(os.path.join(keep, st, 'patches'), os.path.join(root, 'patches'), symlinks=True)
 
     def run(self):
         rows = self.doc['patches']
@@ -152,19 +193,30 @@ class Refresh:
                 raise Error(f'{s}/patches/{self.base}/{p}: no such patch in the series')
         changed = {}
         for s, p, how in todo:
-            new = os.path.join(self.patches, s, p)
-            old = os.path.join(self.series_dir(s, self.base), p)
-            if same_file(new, old):
-                continue
-            self.unshare(s)
-            old = os.path.join(self.series_dir(s, self.base), p)
-            shutil.copyfile(new, old)
-            print(f'refreshed {self.m.repo.name(old)}')
-            changed.setdefault(s, []).append((p, how))
-        for s, hows in changed.items():
-            what = what_changed(hows)
-            how = self.m.bump(s, self.base, f'Base {self.base}: refreshed for {self.for_what}: {what}.', self.today)
-            print(f'{s}: {how}, CHANGELOG: refreshed for {self.for_what}: {what}')
+            if not same_file(os.path.join(self.patches, s, p), os.path.join(self.series_dir(s, self.base), p)):
+                changed.setdefault(s, []).append((p, how))
+        # All of it or none: what is written is put back when a step fails
+        # (a version the schema refuses, a CHANGELOG that cannot be read,
+        # a full disk), so that a second run sees the series as they were.
+        keep = self.saved(changed)
+        try:
+            for s, hows in changed.items():
+                self.unshare(s)
+                for p, _ in hows:
+                    old = os.path.join(self.series_dir(s, self.base), p)
+                    shutil.copyfile(os.path.join(self.patches, s, p), old)
+                    print(f'refreshed {self.m.repo.name(old)}')
+                what = what_changed(hows)
+                how = self.m.bump(s, self.base, f'Base {self.base}: refreshed for {self.for_what}: {what}.',
+                                  self.today)
+                print(f'{s}: {how}, CHANGELOG: refreshed for {self.for_what}: {what}')
+        except (Error, OSError, shutil.Error) as e:
+            self.restore(keep, changed)
+            self.m.__init__(self.m.repo)
+            why = e if isinstance(e, Error) else f'{e.__class__.__name__}: {getattr(e, "strerror", None) or e}'
+            raise Error(f'refresh of base {self.base} stopped, everything put back as it was: {why}') from None
+        finally:
+            shutil.rmtree(keep, ignore_errors=True)
         if changed:
             print(f"next: make series for the new versions ({', '.join(changed)})")
         else:
@@ -187,18 +239,21 @@ class Refresh:
                 print(f'cell not run (--no-test): {cmd}' if not self.test else
                       f"cell not run: the tools build {package} {installed or '(not installed)'}, not {self.target}")
             return 0
+        # PROVEN only for a version that was tested here: not with
+        # --no-test, not for a version other than the one installed (even
+        # when no stack is carried, there is nothing to vouch for then).
+        if not self.test:
+            print(f'cell not run (--no-test): {cmd}')
+            if self.tver != proven:
+                print(f'{keep}: it is recorded when the cell passes on {self.tver} (make refresh BASE={base} again)')
+            return 0
+        if self.tver != installed:
+            print(f"cell not run: the tools build {package} {installed or '(not installed)'}, not {self.target};"
+                  f' with {package} {self.tver} installed: {cmd}')
+            if self.tver != proven:
+                print(f'{keep}: it is recorded when the cell passes on {self.tver}')
+            return 0
         if cell:
-            if not self.test:
-                print(f'cell not run (--no-test): {cmd}')
-                if self.tver != proven:
-                    print(f'{keep}: it is recorded when the cell passes on {self.tver} (make refresh BASE={base} again)')
-                return 0
-            if self.tver != installed:
-                print(f"cell not run: the tools build {package} {installed or '(not installed)'}, not {self.target};"
-                      f' with {package} {self.tver} installed: {cmd}')
-                if self.tver != proven:
-                    print(f'{keep}: it is recorded when the cell passes on {self.tver}')
-                return 0
             sys.stdout.flush()
             if subprocess.run([os.path.join(self.m.repo.root, 'tools', 'test'), base] + cell).returncode != 0:
                 print(f'{keep}: the cell failed on {self.tver} ({cmd})')

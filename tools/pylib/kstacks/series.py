@@ -201,6 +201,8 @@ class Series:
         self.b = base
         m.get('stack', stack, 'VERSION')
         m.get('base', base, 'PACKAGE')
+        if not m.patches(stack, base):
+            raise Error(f'{stack} has no series on {base}')
         self.root = m.repo.root
         self.dir = os.path.join(self.root, 'series', stack, base)
 
@@ -453,6 +455,8 @@ class Series:
             series = t['series']
         except (ValueError, KeyError, TypeError) as e:
             raise Error(f"not b4's tracking record: {e}") from None
+        if not isinstance(series, dict):
+            raise Error("not b4's tracking record: its series is not an object")
         cid = self.change_id()
         if cid:
             series['change-id'] = cid
@@ -466,7 +470,8 @@ def run(args):
         for d in (args.a, args.b):
             if not os.path.isdir(d):
                 raise Error(f'{d}: no such directory')
-        return 0 if same(args.a, args.b) else 1
+        print('same' if same(args.a, args.b) else 'different')
+        return 0
     if args.what == 'one-maintainer':
         try:
             rows = read(args.file).split('\n')
@@ -476,7 +481,6 @@ def run(args):
         if mixed:
             print(f"series {args.stack} for {args.base} goes to more than one maintainer ({' and '.join(mixed)}):"
                   f' split the stack, one series per maintainer ({args.file})')
-            return 1
         return 0
     x = Series(meta.Meta(), args.stack, args.base)
     if args.what == 'title':
@@ -507,10 +511,10 @@ def add_parser(sub):
         if name == 'cover':
             c.add_argument('--range-diff', metavar='FILE', help='git range-diff against the previous version')
             c.add_argument('--range-diff-why', metavar='TEXT', help='why there is no range-diff')
-    c = w.add_parser('same', help='two generated series are the same but for what b4 makes anew (exit 0)')
+    c = w.add_parser('same', help="'same' when two generated series differ only in what b4 makes anew, else 'different'")
     c.add_argument('a')
     c.add_argument('b')
-    c = w.add_parser('one-maintainer', help='one maintainer takes every patch (exit 0), else a warning (exit 1)')
+    c = w.add_parser('one-maintainer', help='nothing when one maintainer takes every patch, else the warning')
     c.add_argument('stack')
     c.add_argument('base')
     c.add_argument('file', help='kstacks recipients maintainers output')

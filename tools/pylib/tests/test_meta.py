@@ -26,6 +26,24 @@ class MetaTest(unittest.TestCase):
         self.assertRegex(str(cm.exception), message)
         self.assertNotIn('\n', str(cm.exception))
 
+    def test_found(self):
+        """the version found here: dpkg's installed one, a fetched base's stamp"""
+        import os
+        from unittest import mock
+        bin_dir = os.path.join(self.r.root, 'bin')
+        q = self.r.write('bin/dpkg-query', '#!/bin/sh\nfor a; do :; done\n'
+                         'case $a in linux-source-6.1) echo "installed 6.1.195-1";; '
+                         '*) echo "config-files 1.0";; esac\n')
+        os.chmod(q, 0o755)
+        self.r.write('tools/bases/7.3.conf', 'PACKAGE=linux-source-7.3\nSUITE=x\nFETCH=yes\n')
+        cache = os.path.join(self.r.root, 'cache')
+        self.r.write('cache/linux-source-7.3.version', '7.3.4-1~bpo13+1\n')
+        self.r.write('tools/bases/6.2.conf', 'PACKAGE=linux-source-6.2\nSUITE=x\n')
+        with mock.patch.dict(os.environ, {'PATH': bin_dir + ':' + os.environ['PATH'], 'KSTACKS_CACHE': cache}):
+            m = self.load()
+            self.assertEqual((m.found('6.1'), m.found('7.3'), m.found('6.2')),
+                             ('6.1.195-1', '7.3.4-1~bpo13+1', ''))
+
     def test_values(self):
         m = self.load()
         self.assertEqual(m.get('base', '6.1', 'PROVEN'), '6.1.192-3')

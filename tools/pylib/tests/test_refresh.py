@@ -151,8 +151,43 @@ class RefreshTest(unittest.TestCase):
         self.assertEqual(m.get('stack', 'mm-bulk', 'VERSION'), '8')
         self.assertIn('mm-bulk/patches/6.1-rt was a link to 6.1: now its own series, as it was proven',
                       out.splitlines())
-        self.assertEqual(self.read('mm-bulk/CHANGELOG').splitlines()[2:4],
-                         [f'v10 on 6.1 ({TODAY})', '- Base 6.1: refreshed for 6.1.195-1: offsets only.'])
+        log = self.read('mm-bulk/CHANGELOG').splitlines()
+        self.assertEqual(log[2:4], [f'v10 on 6.1 ({TODAY})', '- Base 6.1: refreshed for 6.1.195-1: offsets only.'])
+        # the flavour's version is its own now: an entry says so
+        self.assertIn(f'v9 on 6.1-rt ({TODAY})', log)
+
+    def test_link_with_trailing_slash(self):
+        """a flavour's link written 6.1/ is parted as 6.1 is"""
+        rt = os.path.join(self.repo.root, 'mm-bulk', 'patches', '6.1-rt')
+        os.unlink(rt)
+        os.symlink('6.1/', rt)
+        self.refresh([row('mm-bulk', '0001-a.patch', 'offsets')])
+        self.assertFalse(os.path.islink(rt))
+        self.assertEqual(self.read('mm-bulk/patches/6.1-rt/0001-a.patch'), 'mm-bulk as proven\n')
+
+    def test_failure_half_way_puts_everything_back(self):
+        """a bump refused half way (a CHANGELOG that cannot be read): every
+        file as it was, one error; a second run after the fix does it all"""
+        with open(os.path.join(self.repo.root, 'mm-bulk', 'CHANGELOG'), 'ab') as f:
+            f.write(b'\xff\n')
+        before = self.snapshot()
+        rows = [row('core', '0001-a.patch', 'offsets'), row('mm-bulk', '0001-a.patch', 'offsets')]
+        with self.assertRaisesRegex(Error, 'stopped, everything put back as it was: .*CHANGELOG: not UTF-8'):
+            self.refresh(rows)
+        self.assertEqual(self.snapshot(), before)
+        self.repo.write('mm-bulk/CHANGELOG', 'mm-bulk changelog\n')
+        rc, out, _ = self.refresh(rows)
+        self.assertEqual(rc, 0)
+        m = self.meta()
+        self.assertEqual((m.get('stack', 'core', 'VERSION'), m.stack_version('mm-bulk', '6.1')), ('5', 10))
+
+    def test_patch_not_in_series(self):
+        """drift's verdict names a patch the series does not have: one error, nothing written"""
+        self.repo.write('new/core/9-other.patch', 'x\n')
+        before = self.snapshot()
+        with self.assertRaisesRegex(Error, 'core/patches/6.1/9-other.patch: no such patch in the series'):
+            self.refresh([row('core', '9-other.patch', 'offsets')])
+        self.assertEqual(self.snapshot(), before)
 
     def test_base_linked_to_another(self):
         """the base refreshed is the link: it gets files of its own, the
@@ -169,6 +204,8 @@ class RefreshTest(unittest.TestCase):
         self.assertEqual(self.read('mm-bulk/patches/6.1/0001-a.patch'), 'mm-bulk refreshed\n')
         self.assertIn('mm-bulk/patches/6.1 was a link to 6.1-rt: now its own series (only 6.1 is refreshed)',
                       out.splitlines())
+        m = self.meta()
+        self.assertEqual((m.stack_version('mm-bulk', '6.1'), m.stack_version('mm-bulk', '6.1-rt')), (9, 8))
 
     def test_nothing_moved(self):
         """refreshed copies the same as the series: no version, no CHANGELOG"""
@@ -221,6 +258,27 @@ class RefreshTest(unittest.TestCase):
             'cell not run: the tools build linux-source-6.1 6.1.195-1, not mytree'])
         self.assertEqual(self.meta().get('base', '6.1', 'PROVEN'), '6.1.192-3')
 
+    def test_no_cell_no_proven(self):
+        """a base that carries no stack: PROVEN still only for a version
+        installed here, and not with --no-test"""
+        rows = [row('core', '0001-a.patch', 'applies')]
+        with mock.patch.object(meta.Meta, 'supports', return_value=False):
+            for test, found in ((False, '6.1.195-1'), (True, '6.1.192-3')):
+                rc, out, calls = self.refresh(rows, test=test, found=found)
+                self.assertEqual((rc, calls), (0, []))
+                self.assertEqual(self.meta().get('base', '6.1', 'PROVEN'), '6.1.192-3')
+            rc, out, calls = self.refresh(rows, test=True)
+        self.assertEqual(self.meta().get('base', '6.1', 'PROVEN'), '6.1.195-1')
+
+    def test_proven_already(self):
+        """the version refreshed onto is PROVEN already: the cell runs, nothing is written"""
+        before = self.snapshot()
+        rc, out, calls = self.refresh([row('core', '0001-a.patch', 'applies')], test=True,
+                                      version='6.1.192-3', found='6.1.192-3')
+        self.assertEqual((rc, len(calls)), (0, 1))
+        self.assertNotIn('PROVEN=', out)
+        self.assertEqual(self.snapshot(), before)
+
     def test_bad_verdicts(self):
         """verdicts that are not drift's, or another base's: one error"""
         bad = self.repo.write('bad.json', '{"target": {}}')
@@ -228,6 +286,13 @@ class RefreshTest(unittest.TestCase):
             refresh.read_verdicts(bad)
         with self.assertRaisesRegex(Error, 'No such file'):
             refresh.read_verdicts(os.path.join(self.repo.root, 'none.json'))
+        norow = self.repo.write('norow.json', json.dumps(doc([{'stack': 'core', 'patch': 'a'}])))
+        with self.assertRaisesRegex(Error, "not drift's verdicts"):
+            refresh.read_verdicts(norow)
+        with mock.patch.object(meta, 'Meta', return_value=self.meta()):
+            with self.assertRaisesRegex(Error, 'nosuch: no such directory'):
+                refresh.run(mock.Mock(base='6.1', verdicts=norow, patches=os.path.join(self.repo.root, 'nosuch'),
+                                      no_test=True))
         other = self.repo.write('other.json', json.dumps(dict(doc([]), base='5.10')))
         with mock.patch.object(meta, 'Meta', return_value=self.meta()):
             with self.assertRaisesRegex(Error, 'verdicts for base 5.10, not 6.1'):

@@ -151,6 +151,14 @@ class SeriesTest(unittest.TestCase):
                                        'history': {'v7': ['v7@x'], 'v8': ['v8@x']}})
         with self.assertRaisesRegex(Error, "not b4's tracking record"):
             self.series().tracking('[]')
+        with self.assertRaisesRegex(Error, "its series is not an object"):
+            self.series().tracking('{"series": 1}')
+
+    def test_no_series_on_base(self):
+        """a stack with no series on the base: one error"""
+        self.repo.write('tools/bases/7.3.conf', 'PACKAGE=linux-source-7.3\nSUITE=x\n')
+        with self.assertRaisesRegex(Error, 'core has no series on 7.3'):
+            series.Series(meta.Meta(meta.Repo(self.repo.root)), 'core', '7.3')
 
     def test_same(self):
         """series that differ only in what b4 makes anew are the same; other
@@ -165,6 +173,10 @@ class SeriesTest(unittest.TestCase):
         self.assertFalse(series.same(a, make('s3', '1', 'BBBB', to='b@x')))
         self.assertFalse(series.same(a, make('s4', '1', 'BBBB', commit='aaa y')))
         self.assertFalse(series.same(a, make('s5', '1', 'BBBB', source='t')))
+        e1, e2 = (os.path.join(self.repo.root, d) for d in ('e1', 'e2'))
+        os.makedirs(e1)
+        os.makedirs(e2)
+        self.assertFalse(series.same(e1, e2))
         os.unlink(os.path.join(self.repo.root, 's2', '.source'))
         self.assertFalse(series.same(a, os.path.join(self.repo.root, 's2')))
 
