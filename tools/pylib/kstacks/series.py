@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-from . import Error, meta, results
+from . import Error, meta, recipients, results
 
 # The header lines b4 makes anew on every run.
 VOLATILE = re.compile(r'(Date|Message-Id|In-Reply-To|References|X-Mailer|X-B4-Tracking):')
@@ -78,21 +78,8 @@ def wrap(text, first, nxt=None):
 
 
 def header_field(path, want):
-    """The value of a header field of a patch file (before its first empty
-    line; continuation lines joined with a space); '' when it has none."""
-    val, on = '', False
-    for line in read(path).split('\n'):
-        if not line.split():
-            break
-        if line[0] in ' \t':
-            if on:
-                val += ' ' + line.lstrip(' \t')
-            continue
-        on = False
-        if line.startswith(want + ':'):
-            on = True
-            val = line[len(want) + 1:].lstrip(' \t')
-    return val
+    """The value of a header field of a patch file (recipients.header)."""
+    return recipients.header(read(path), want)
 
 
 def subject(path):
