@@ -29,7 +29,7 @@ import urllib.parse
 import subprocess
 import sys
 
-from . import REPO, Error, console, meta, results
+from . import REPO, Error, console, meta, results, series
 
 _ORIGIN = re.compile(r'[a-z0-9_]+')
 _METRIC_UNITS = ('s', 'B', 'B/s', 'Hz')
@@ -88,16 +88,7 @@ class Writer:
 
     def base_version(self, base):
         """The kernel version of the base's tree (its Makefile), '' without it."""
-        v = {}
-        try:
-            with open(os.path.join(self.m.base_src(base), 'Makefile'), encoding='latin-1') as f:
-                for line in f:
-                    k = line.rstrip('\n').split(' = ', 1)
-                    if len(k) == 2 and k[0] in ('VERSION', 'PATCHLEVEL', 'SUBLEVEL'):
-                        v[k[0]] = k[1]
-        except OSError:
-            return ''
-        return f"{v.get('VERSION', '')}.{v.get('PATCHLEVEL', '')}.{v.get('SUBLEVEL', '')}"
+        return series.tree_kernel_version(self.m.base_src(base))
 
     def package_version(self, base):
         """The Debian version of the base's package found here (installed,

@@ -66,6 +66,18 @@ class FoldTest(unittest.TestCase):
                           '      word word word word word word word word'])
 
 
+class VersionTest(unittest.TestCase):
+
+    def test_tree_kernel_version(self):
+        """VERSION.PATCHLEVEL.SUBLEVEL of a tree's Makefile; '' without one"""
+        repo = fixture.Repo()
+        self.addCleanup(repo.cleanup)
+        repo.write('t/Makefile', '# SPDX\nVERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 192\nEXTRAVERSION =\n')
+        self.assertEqual(series.tree_kernel_version(os.path.join(repo.root, 't')), '6.1.192')
+        self.assertEqual(series.tree_kernel_version(os.path.join(repo.root, 'none')), '')
+        self.assertEqual(series.upstream_version('1:6.1.192-3'), '6.1.192')
+
+
 class SeriesTest(unittest.TestCase):
 
     def setUp(self):
