@@ -29,7 +29,7 @@ One address a line, as b4 reads them.
 
 "maintainers" prints, for each patch of STACK on BASE, its file name and
 the maintainers get_maintainer.pl names for it (M: only): tools/series
-warns when one series would go to more than one maintainer.
+warns when one mainline series would go to more than one maintainer.
 """
 
 import os
