@@ -21,9 +21,21 @@
 #   what fits, at least one page and at most 6, all charged, with no OOM
 #   kill (memory.events); a __GFP_NOFAIL request too: no batch is forced
 #   past the limit;
-# - pages taken for a batch and not charged go back to the free lists:
-#   64 such requests leave free memory (MemFree and the per-cpu lists)
-#   where it was.
+# - a bulk call takes no more pages than the cgroup has room for: the 67
+#   requests made in that cgroup raise fewer than 32 max events in all
+#   (the single-page fallback's, when its page is not in this CPU's charge
+#   stock; a batch charge that fails, one per request, would raise 67 or
+#   more), and leave free memory (MemFree and the per-cpu lists) where it
+#   was;
+# - a race made to happen by the probe (the cgroup's room, read before the
+#   per-cpu lock, taken by other charges before the run is charged): the
+#   run's charge fails, without reclaim, the OOM killer or forcing, even
+#   for __GFP_NOFAIL; its pages go back to the buddy allocator, counted
+#   allocated as well as freed (pgfree - pgalloc in /proc/vmstat does not
+#   grow by them), and the call falls back to one page, charged;
+# - a 1024-page request in a cgroup whose memory.high is 64 pages reclaims
+#   over memory.high during the call (a high event), as charging it a page
+#   at a time would, not only on the return to user space.
 #
 # Exit 0 pass, 1 fail, 77 skip.
 
@@ -32,10 +44,11 @@ cg=/sys/fs/cgroup/kstacks-bulk-batch
 lim=/sys/fs/cgroup/kstacks-bulk-batch-limit
 gone=/sys/fs/cgroup/kstacks-bulk-batch-gone
 refcg=/sys/fs/cgroup/kstacks-bulk-batch-refs
+high=/sys/fs/cgroup/kstacks-bulk-batch-high
 cleanup() {
 	echo $$ >/sys/fs/cgroup/cgroup.procs 2>/dev/null
 	echo free >$p 2>/dev/null
-	rmdir $cg $lim $gone $refcg 2>/dev/null
+	rmdir $cg $lim $gone $refcg $high 2>/dev/null
 }
 fail() { log "FAIL: $*"; cleanup; exit 1; }
 
@@ -100,6 +113,35 @@ max1=$(events max)
 log "memory.events max $max0 -> $max1 over requests that fit"
 [ "$max1" = "$max0" ] || fail "requests that fit raised $((max1 - max0)) max events"
 
+# The race: 16 calls of 128 pages (more than the per-cpu charge stock
+# serves, so the charge goes to the page counter).  The probe sets the
+# cgroup's memory.max to its usage while the call holds the per-cpu lock,
+# and back when the call takes a zone lock after releasing it ("race 1
+# 1": the run's pages given back) or at the end of the call.
+# vmstat_drift: pgfree minus every zone's pgalloc.
+vmstat_drift() {
+	n=0
+	while read -r k v; do
+		case $k in
+		pgfree) n=$((n + v)) ;;
+		pgalloc_*) n=$((n - v)) ;;
+		esac
+	done </proc/vmstat
+	echo $n
+}
+drift0=$(vmstat_drift)
+i=0
+while [ $i -lt 16 ]; do
+	probe "128 account race" 'ret 1 new 1 charged 1 kmem 1 order ok race 1 1' quiet
+	probe "128 account nofail race" 'ret 1 new 1 charged 1 kmem 1 order ok race 1 1' quiet
+	i=$((i + 1))
+done
+drift1=$(vmstat_drift)
+log "32 raced calls of 128 pages: each got one page, charged; pgfree - pgalloc $drift0 -> $drift1"
+[ $((drift1 - drift0)) -lt 1024 ] ||
+	fail "pgfree - pgalloc grew by $((drift1 - drift0)) pages over 32 raced calls: pages given back were counted freed, not allocated"
+grep -q '^oom_kill 0$' $cg/memory.events || fail "OOM kill in $cg: $(grep oom $cg/memory.events | xargs)"
+
 # References, counted in a cgroup of their own that the shell enters and
 # leaves without forking (a process that ran in it would drop references
 # later, from RCU callbacks): the call takes one per page it charged, and
@@ -151,24 +193,28 @@ echo $$ >$cg/cgroup.procs || fail "move into $cg"
 # charge stock serves charges without looking at the limit, and it fills
 # with pages uncharged (a cgroup file read allocates a charged page and
 # frees it): the limit is set before the shell enters the cgroup, and the
-# shell reads no file of it until the requests are made.  A batch is
-# charged for what fits without reclaim (8 pages do not fit, 4 do): each
-# request gets between 1 and 6 pages, every one charged, and none invokes
-# the OOM killer (a batch charged with reclaim would, for 8 pages:
-# nothing in the cgroup can be reclaimed); nothing is forced past the
-# limit for __GFP_NOFAIL but the one page of a single-page fallback.  (The
-# cgroup's max events are not the batches': the shell's own charges near
-# the limit reclaim.)  The shell reads no file while in
-# the cgroup (a read allocates a charged buffer of up to 4 pages, which
-# the limit would not have room for): free memory is read before it
-# enters and after the limit is lifted.
-# fits R: the probe's result R is "ret K new K charged K
-# kmem K order ok" with 1 <= K <= 6.
+# shell reads no file of it until the requests are made.  A bulk call
+# reads the room the cgroup has before it takes pages, takes no more, and
+# charges them without reclaim: each request gets between 1 and 6 pages,
+# every one charged, and none invokes the OOM killer (a batch charged with
+# reclaim would, for 8 pages: nothing in the cgroup can be reclaimed);
+# nothing is forced past the limit for __GFP_NOFAIL but the one page of a
+# single-page fallback.  The probe counts the max events each call raises
+# (cgroup files are not read: a read allocates a charged buffer of up to 4
+# pages, which the limit would not have room for): none for a batch; the
+# single-page fallback raises one when its page is not in this CPU's charge
+# stock and it has to reclaim (the stock keeps the pages a call frees
+# charged, so the cgroup's room reads 0 once a call has filled it; one
+# request of a run was seen to raise two).  Free memory is read before the
+# shell enters and after the limit is lifted.
+# fits R: the probe's result R is "ret K new K charged K kmem K order ok
+# max +M high +H" with 1 <= K <= 6; adds M to maxsum.
+maxsum=0
 fits() {
 	set -- $1
-	[ "$1 $3 $5 $7 $9 ${10}" = "ret new charged kmem order ok" ] &&
+	[ "$1 $3 $5 $7 $9 ${10} ${11} ${13}" = "ret new charged kmem order ok max high" ] &&
 		[ "$2" = "$4" ] && [ "$2" = "$6" ] && [ "$2" = "$8" ] &&
-		[ "$2" -ge 1 ] && [ "$2" -le 6 ]
+		[ "$2" -ge 1 ] && [ "$2" -le 6 ] && maxsum=$((maxsum + ${12#+}))
 }
 # free memory in kB: MemFree and the pages on the per-cpu lists, which
 # MemFree leaves out (the batches are taken from them, refilled from the
@@ -187,26 +233,45 @@ mkdir -p $lim || fail "mkdir $lim"
 echo $((6 * 4096)) >$lim/memory.max || fail "set memory.max"
 free0=$(memfree)
 echo $$ >$lim/cgroup.procs || fail "move into $lim"
-for req in "8 account" "128 account" "128 account nofail keep"; do
+for req in "8 account events" "128 account events" "128 account nofail keep events"; do
 	echo "$req" >$p || fail "write '$req' to $p"
 	read -r r <$p
 	log "$req: $r"
 	fits "$r" || fail "$req: got '$r', expected between 1 and 6 pages, all charged"
 done
 echo free >$p || fail "free the kept pages"
-# Pages taken and not charged go back: 64 requests of 128 pages that each
-# keep at most 6.
+# 64 requests of 128 pages that each keep at most 6: their max events,
+# and no page lost.
 i=0
 while [ $i -lt 64 ]; do
-	echo "128 account" >$p || fail "write '128 account' to $p"
+	echo "128 account events" >$p || fail "write '128 account events' to $p"
+	read -r r <$p
+	fits "$r" || fail "128 account events (request $i): got '$r', expected between 1 and 6 pages, all charged"
 	i=$((i + 1))
 done
 echo max >$lim/memory.max
+log "67 requests in $lim raised $maxsum max events"
+[ $maxsum -lt 32 ] || fail "67 requests in $lim raised $maxsum max events: batches were charged beyond the cgroup's room"
 free1=$(memfree)
 log "free memory $free0 -> $free1 kB over 64 requests of 128 pages in $lim"
 [ $((free0 - free1)) -lt 8192 ] || fail "free memory fell by $((free0 - free1)) kB: pages taken and not charged were lost"
 log "$lim: $(grep -E '^(max|oom_kill) ' $lim/memory.events | xargs)"
 grep -q '^oom_kill 0$' $lim/memory.events || fail "OOM kill in $lim: $(grep oom $lim/memory.events | xargs)"
+
+# memory.high of 64 pages: a 1024-page call is charged over it, and
+# reclaims during the call (vanilla's page-at-a-time charge does once the
+# overage passes 64 pages): the probe counts at least one high event.
+mkdir -p $high || fail "mkdir $high"
+echo $((64 * 4096)) >$high/memory.high || fail "set memory.high"
+echo $$ >$high/cgroup.procs || fail "move into $high"
+echo "1024 account events" >$p || fail "write '1024 account events' to $p"
+echo $$ >/sys/fs/cgroup/cgroup.procs || fail "move back to the root cgroup"
+read -r r <$p
+log "1024 account events in $high: $r"
+set -- $r
+[ "$1 $3 ${11} ${13}" = "ret new max high" ] && [ "$2" -ge 1 ] ||
+	fail "1024 account events in $high: got '$r'"
+[ "${14#+}" -ge 1 ] || fail "a 1024-page call charged over memory.high of 64 pages raised no high event during the call"
 cleanup
 rmmod bulk_batch_probe
 exit 0

@@ -4,21 +4,27 @@
  * page allocator from a process, in that process's memory cgroup.
  * Writing to /sys/kernel/debug/kstacks_bulk_batch_probe:
  *
- *   N [account] [nofail] [keep | refs] [hole | full]
+ *   N [account] [nofail] [keep] [refs | prep | events | race] [hole | full]
  *	alloc_pages_bulk() for N pages (GFP_KERNEL, __GFP_ACCOUNT with
  *	"account", __GFP_NOFAIL with "nofail") in the writer's context;
- *	with "hole" the array has every
- *	fourth slot populated beforehand (by alloc_page()), to check that
- *	only the empty slots are filled and in order, with "full" every slot;
- *	with "keep" the pages stay allocated until "free", otherwise they
- *	are freed at once; with "refs" the references the call takes on the
- *	writer's obj_cgroup, and those its pages drop when freed, are counted.
+ *	with "hole" the array has every fourth slot populated beforehand
+ *	(by alloc_page()), to check that only the empty slots are filled
+ *	and in order, with "full" every slot; with "keep" (not with "refs")
+ *	the pages stay allocated until "free", otherwise they are freed at
+ *	once; with "refs" the references the call takes on the writer's
+ *	obj_cgroup, and those its pages drop when freed, are counted; with
+ *	"prep" the pages the call prepares while it holds its CPU's per-cpu
+ *	list lock; with "events" the max and high events the call raises in
+ *	the writer's memory cgroup; with "race" other charges are made to
+ *	take the writer's cgroup's room while the call holds the per-cpu
+ *	list lock (below).
  *   free
  *	frees the kept pages.
  *
  * Reading the file gives the last result:
  *
- *   ret R new G charged C kmem K order O [refs +A -F]
+ *   ret R new G charged C kmem K order O [refs +A -F | prep P locked L |
+ *					       max +M high +H | race W B]
  *
  * R the return value, G the pages the call added, C those charged to the
  * writer's memory cgroup, K those marked as kmem pages; O is "ok" when
@@ -27,6 +33,25 @@
  * wrong.  A and F are the obj_cgroup references taken by the call and
  * dropped by freeing its pages: one per charged page each, counted on the
  * obj_cgroup of a page allocated with __GFP_ACCOUNT just before the call.
+ * P is how many of the pages the call added had their reference count set
+ * (the end of their preparation) during the call, L how many of those
+ * while the call held the per-cpu list lock of the page's zone on its
+ * CPU: seen through the page_ref_set tracepoint (CONFIG_DEBUG_PAGE_REF)
+ * and lockdep; "prep none" without them.  M and H are the MEMCG_MAX and
+ * MEMCG_HIGH events of the writer's memory cgroup (memory.events "max" and
+ * "high") counted during the call.
+ *
+ * "race" stands in for a race the bulk allocator cannot rule out: its
+ * memory cgroup's room, read before it takes the per-cpu list lock, taken
+ * by other charges before it charges its run.  When the call takes its
+ * CPU's per-cpu list lock of the zone a page for the writer comes from,
+ * the writer's cgroup's memory.max is set to its usage (the page counter's
+ * max, written directly: this module's fault injection); once that lock
+ * is released, the first zone lock the call takes (pages given back to
+ * the buddy allocator) sets it back, as does the end of the call.  W is 1
+ * when the limit came down, B when a zone lock brought it back.  Needs
+ * lockdep's lock_acquire and lock_release tracepoints; "race none"
+ * without them.
  */
 #include <linux/debugfs.h>
 #include <linux/gfp.h>
@@ -37,7 +62,11 @@
 #include <linux/percpu-refcount.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/tracepoint.h>
 #include <linux/uaccess.h>
+#ifdef CONFIG_DEBUG_PAGE_REF
+#include <trace/events/page_ref.h>
+#endif
 
 static DEFINE_MUTEX(probe_lock);
 static char probe_result[128] = "none\n";
@@ -55,7 +84,6 @@ static void free_array(struct page **pages, int nr)
 	kfree(pages);
 }
 
-/* The first slot below @ret that is wrong, or -1 when all are right. */
 /*
  * The obj_cgroup a __GFP_ACCOUNT page from the writer's context is charged
  * to, one such page held (freed by refs_end()) to keep it; NULL when such
@@ -98,6 +126,195 @@ static void refs_end(struct page *witness)
 		__free_page(witness);
 }
 
+#if defined(CONFIG_DEBUG_PAGE_REF) && defined(CONFIG_LOCKDEP)
+/*
+ * "prep": the pages whose reference count the writer's task sets to one
+ * while it is in the bulk call, each with whether the task then held its
+ * CPU's per-cpu list lock of the page's zone.  Only that task writes the
+ * table, with preemption off (in the tracepoint), under prep_mutex.
+ */
+#define PREP_MAX 4096
+static DEFINE_MUTEX(prep_mutex);
+static struct task_struct *prep_task;
+static struct page *prep_page[PREP_MAX];
+static bool prep_locked[PREP_MAX];
+static int nr_prep;
+
+static void prep_ref_set(void *data, struct page *page, int v)
+{
+	struct per_cpu_pages *pcp;
+
+	if (current != READ_ONCE(prep_task) || in_interrupt() || v != 1 ||
+	    nr_prep >= PREP_MAX)
+		return;
+	pcp = this_cpu_ptr(page_zone(page)->per_cpu_pageset);
+	prep_page[nr_prep] = page;
+	prep_locked[nr_prep] = lockdep_is_held(&pcp->lock);
+	nr_prep++;
+}
+
+static int prep_begin(void)
+{
+	int err;
+
+	mutex_lock(&prep_mutex);
+	nr_prep = 0;
+	err = register_trace_page_ref_set(prep_ref_set, NULL);
+	if (err) {
+		mutex_unlock(&prep_mutex);
+		return err;
+	}
+	WRITE_ONCE(prep_task, current);
+	return 0;
+}
+
+/* Ends what prep_begin() started; @tail gets the counts for @pages. */
+static void prep_end(struct page **pages, struct page **before, int nr,
+		     char *tail, size_t size)
+{
+	int i, j, prepped = 0, locked = 0;
+
+	WRITE_ONCE(prep_task, NULL);
+	unregister_trace_page_ref_set(prep_ref_set, NULL);
+	tracepoint_synchronize_unregister();
+	for (i = 0; i < nr; i++) {
+		if (!pages[i] || pages[i] == before[i])
+			continue;
+		for (j = 0; j < nr_prep; j++) {
+			if (prep_page[j] != pages[i])
+				continue;
+			prepped++;
+			locked += prep_locked[j];
+			break;
+		}
+	}
+	mutex_unlock(&prep_mutex);
+	snprintf(tail, size, " prep %d locked %d", prepped, locked);
+}
+#else
+static int prep_begin(void)
+{
+	return 0;
+}
+
+static void prep_end(struct page **pages, struct page **before, int nr,
+		     char *tail, size_t size)
+{
+	snprintf(tail, size, " prep none");
+}
+#endif
+
+/* The first slot below @ret that is wrong, or -1 when all are right. */
+#if defined(CONFIG_LOCKDEP) && defined(CONFIG_TRACEPOINTS)
+static DEFINE_MUTEX(race_mutex);
+static struct tracepoint *tp_acquire, *tp_release;
+static struct task_struct *race_task;
+static struct mem_cgroup *race_memcg;
+static struct zone *race_zone;
+static unsigned long race_max;
+static int race_state;	/* 1 lowered, 2 pcp lock released, 3 restored */
+
+static void race_restore(void)
+{
+	WRITE_ONCE(race_memcg->memory.max, race_max);
+}
+
+static void race_acquire(void *data, struct lockdep_map *lock,
+			 unsigned int subclass, int trylock, int read,
+			 int check, struct lockdep_map *next_lock,
+			 unsigned long ip)
+{
+	if (current != READ_ONCE(race_task) || in_interrupt())
+		return;
+	if (race_state == 0 &&
+	    lock == &this_cpu_ptr(race_zone->per_cpu_pageset)->lock.dep_map) {
+		WRITE_ONCE(race_memcg->memory.max,
+			   page_counter_read(&race_memcg->memory));
+		race_state = 1;
+	} else if (race_state == 2 && lock == &race_zone->lock.dep_map) {
+		race_restore();
+		race_state = 3;
+	}
+}
+
+static void race_release(void *data, struct lockdep_map *lock,
+			 unsigned long ip)
+{
+	if (current != READ_ONCE(race_task) || in_interrupt())
+		return;
+	if (race_state == 1 &&
+	    lock == &this_cpu_ptr(race_zone->per_cpu_pageset)->lock.dep_map)
+		race_state = 2;
+}
+
+static void race_find(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "lock_acquire"))
+		tp_acquire = tp;
+	else if (!strcmp(tp->name, "lock_release"))
+		tp_release = tp;
+}
+
+static int race_begin(struct mem_cgroup *memcg, gfp_t gfp)
+{
+	struct page *page;
+	int err;
+
+	if (!memcg || mem_cgroup_is_root(memcg))
+		return -EINVAL;
+	if (!tp_acquire || !tp_release)
+		for_each_kernel_tracepoint(race_find, NULL);
+	if (!tp_acquire || !tp_release)
+		return -ENOENT;
+	page = alloc_page(gfp & ~__GFP_ACCOUNT);
+	if (!page)
+		return -ENOMEM;
+	mutex_lock(&race_mutex);
+	race_zone = page_zone(page);
+	__free_page(page);
+	race_memcg = memcg;
+	race_max = READ_ONCE(memcg->memory.max);
+	race_state = 0;
+	err = tracepoint_probe_register(tp_acquire, (void *)race_acquire,
+					NULL);
+	if (!err) {
+		err = tracepoint_probe_register(tp_release,
+						(void *)race_release, NULL);
+		if (err)
+			tracepoint_probe_unregister(tp_acquire,
+						    (void *)race_acquire, NULL);
+	}
+	if (err) {
+		mutex_unlock(&race_mutex);
+		return err;
+	}
+	WRITE_ONCE(race_task, current);
+	return 0;
+}
+
+static void race_end(char *tail, size_t size)
+{
+	WRITE_ONCE(race_task, NULL);
+	tracepoint_probe_unregister(tp_release, (void *)race_release, NULL);
+	tracepoint_probe_unregister(tp_acquire, (void *)race_acquire, NULL);
+	tracepoint_synchronize_unregister();
+	if (race_state != 3)
+		race_restore();
+	snprintf(tail, size, " race %d %d", race_state >= 1, race_state == 3);
+	mutex_unlock(&race_mutex);
+}
+#else
+static int race_begin(struct mem_cgroup *memcg, gfp_t gfp)
+{
+	return 0;
+}
+
+static void race_end(char *tail, size_t size)
+{
+	snprintf(tail, size, " race none");
+}
+#endif
+
 static int check_order(struct page **pages, struct page **before, int nr,
 		       unsigned long ret)
 {
@@ -123,10 +340,12 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 	struct obj_cgroup *objcg = NULL;
 	struct page *witness = NULL;
 	long refs0 = 0, refs1 = 0, refs2 = 0;
-	bool keep = false, refs = false;
+	bool keep = false, refs = false, prep = false, events = false;
+	bool race = false;
+	long max0 = 0, high0 = 0;
 	int step = 0;
-	int nr, i, added = 0, charged = 0, kmem = 0, bad;
-	char buf[64], *p, *w, tail[32] = "";
+	int nr, i, added = 0, charged = 0, kmem = 0, bad, err;
+	char buf[64], *p, *w, tail[48] = "";
 	gfp_t gfp = GFP_KERNEL;
 	unsigned long ret;
 
@@ -160,6 +379,12 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 			keep = true;
 		else if (!strcmp(w, "refs"))
 			refs = true;
+		else if (!strcmp(w, "prep"))
+			prep = true;
+		else if (!strcmp(w, "events"))
+			events = true;
+		else if (!strcmp(w, "race"))
+			race = true;
 		else if (!strcmp(w, "hole"))
 			step = 4;
 		else if (!strcmp(w, "full"))
@@ -167,7 +392,7 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 		else if (*w)
 			return -EINVAL;
 	}
-	if (keep && refs)
+	if ((keep && refs) || refs + prep + events + race > 1)
 		return -EINVAL;
 
 	pages = kcalloc(nr, sizeof(*pages), GFP_KERNEL);
@@ -187,7 +412,34 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 		objcg = refs_begin(&witness);
 		refs0 = refs_count(objcg);
 	}
+	err = 0;
+	if (prep)
+		err = prep_begin();
+	else if (race)
+		err = race_begin(memcg, gfp);
+	if (err) {
+		mem_cgroup_put(memcg);
+		free_array(pages, nr);
+		kfree(before);
+		return err;
+	}
+	if (events && memcg) {
+		max0 = atomic_long_read(&memcg->memory_events[MEMCG_MAX]);
+		high0 = atomic_long_read(&memcg->memory_events[MEMCG_HIGH]);
+	}
 	ret = alloc_pages_bulk(gfp, nr, pages);
+	if (prep)
+		prep_end(pages, before, nr, tail, sizeof(tail));
+	else if (race)
+		race_end(tail, sizeof(tail));
+	if (events && memcg)
+		snprintf(tail, sizeof(tail), " max +%ld high +%ld",
+			 atomic_long_read(&memcg->memory_events[MEMCG_MAX]) -
+			 max0,
+			 atomic_long_read(&memcg->memory_events[MEMCG_HIGH]) -
+			 high0);
+	else if (events)
+		snprintf(tail, sizeof(tail), " events none");
 	refs1 = refs_count(objcg);
 	bad = check_order(pages, before, nr, ret);
 	rcu_read_lock();
