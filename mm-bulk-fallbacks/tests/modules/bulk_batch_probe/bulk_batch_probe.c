@@ -4,9 +4,11 @@
  * page allocator from a process, in that process's memory cgroup.
  * Writing to /sys/kernel/debug/kstacks_bulk_batch_probe:
  *
- *   N [account] [nofail] [keep] [refs | prep | events | race] [hole | full]
- *	alloc_pages_bulk() for N pages (GFP_KERNEL, __GFP_ACCOUNT with
- *	"account", __GFP_NOFAIL with "nofail") in the writer's context;
+ *   N [account] [nofail] [atomic] [memalloc] [keep]
+ *     [refs | prep | events | race] [hole | full]
+ *	alloc_pages_bulk() for N pages (GFP_KERNEL, GFP_ATOMIC with
+ *	"atomic", __GFP_ACCOUNT with "account", __GFP_NOFAIL with "nofail")
+ *	in the writer's context, as a PF_MEMALLOC task with "memalloc";
  *	with "hole" the array has every fourth slot populated beforehand
  *	(by alloc_page()), to check that only the empty slots are filled
  *	and in order, with "full" every slot; with "keep" (not with "refs")
@@ -15,7 +17,7 @@
  *	obj_cgroup, and those its pages drop when freed, are counted; with
  *	"prep" the pages the call prepares while it holds its CPU's per-cpu
  *	list lock; with "events" the max and high events the call raises in
- *	the writer's memory cgroup; with "race" other charges are made to
+ *	the writer's memory cgroup or its ancestors; with "race" other charges are made to
  *	take the writer's cgroup's room while the call holds the per-cpu
  *	list lock (below).
  *   free
@@ -24,7 +26,7 @@
  * Reading the file gives the last result:
  *
  *   ret R new G charged C kmem K order O [refs +A -F | prep P locked L |
- *					       max +M high +H | race W B]
+ *					       max +M high +H | race W B C]
  *
  * R the return value, G the pages the call added, C those charged to the
  * writer's memory cgroup, K those marked as kmem pages; O is "ok" when
@@ -38,8 +40,9 @@
  * while the call held the per-cpu list lock of the page's zone on its
  * CPU: seen through the page_ref_set tracepoint (CONFIG_DEBUG_PAGE_REF)
  * and lockdep; "prep none" without them.  M and H are the MEMCG_MAX and
- * MEMCG_HIGH events of the writer's memory cgroup (memory.events "max" and
- * "high") counted during the call.
+ * MEMCG_HIGH events raised during the call on the writer's memory cgroup
+ * and its ancestors below the root (memory.events "max" and "high" of the
+ * ancestor just below the root, which counts its descendants' too).
  *
  * "race" stands in for a race the bulk allocator cannot rule out: its
  * memory cgroup's room, read before it takes the per-cpu list lock, taken
@@ -49,9 +52,10 @@
  * max, written directly: this module's fault injection); once that lock
  * is released, the first zone lock the call takes (pages given back to
  * the buddy allocator) sets it back, as does the end of the call.  W is 1
- * when the limit came down, B when a zone lock brought it back.  Needs
- * lockdep's lock_acquire and lock_release tracepoints; "race none"
- * without them.
+ * when the limit came down, B when a zone lock brought it back, C the
+ * memory cgroup reclaims the call began in between (the run's charge
+ * reclaiming: mm_vmscan_memcg_reclaim_begin).  Needs lockdep's
+ * lock_acquire and lock_release tracepoints; "race none" without them.
  */
 #include <linux/debugfs.h>
 #include <linux/gfp.h>
@@ -61,6 +65,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
@@ -207,12 +212,13 @@ static void prep_end(struct page **pages, struct page **before, int nr,
 /* The first slot below @ret that is wrong, or -1 when all are right. */
 #if defined(CONFIG_LOCKDEP) && defined(CONFIG_TRACEPOINTS)
 static DEFINE_MUTEX(race_mutex);
-static struct tracepoint *tp_acquire, *tp_release;
+static struct tracepoint *tp_acquire, *tp_release, *tp_reclaim;
 static struct task_struct *race_task;
 static struct mem_cgroup *race_memcg;
 static struct zone *race_zone;
 static unsigned long race_max;
 static int race_state;	/* 1 lowered, 2 pcp lock released, 3 restored */
+static int race_reclaims;
 
 static void race_restore(void)
 {
@@ -247,12 +253,22 @@ static void race_release(void *data, struct lockdep_map *lock,
 		race_state = 2;
 }
 
+/* Memory cgroup reclaim begun by the call while the limit is down. */
+static void race_reclaim(void *data, gfp_t gfp, int order,
+			 struct mem_cgroup *memcg)
+{
+	if (current == READ_ONCE(race_task) && race_state == 2)
+		race_reclaims++;
+}
+
 static void race_find(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "lock_acquire"))
 		tp_acquire = tp;
 	else if (!strcmp(tp->name, "lock_release"))
 		tp_release = tp;
+	else if (!strcmp(tp->name, "mm_vmscan_memcg_reclaim_begin"))
+		tp_reclaim = tp;
 }
 
 static int race_begin(struct mem_cgroup *memcg, gfp_t gfp)
@@ -262,9 +278,9 @@ static int race_begin(struct mem_cgroup *memcg, gfp_t gfp)
 
 	if (!memcg || mem_cgroup_is_root(memcg))
 		return -EINVAL;
-	if (!tp_acquire || !tp_release)
+	if (!tp_acquire || !tp_release || !tp_reclaim)
 		for_each_kernel_tracepoint(race_find, NULL);
-	if (!tp_acquire || !tp_release)
+	if (!tp_acquire || !tp_release || !tp_reclaim)
 		return -ENOENT;
 	page = alloc_page(gfp & ~__GFP_ACCOUNT);
 	if (!page)
@@ -275,6 +291,7 @@ static int race_begin(struct mem_cgroup *memcg, gfp_t gfp)
 	race_memcg = memcg;
 	race_max = READ_ONCE(memcg->memory.max);
 	race_state = 0;
+	race_reclaims = 0;
 	err = tracepoint_probe_register(tp_acquire, (void *)race_acquire,
 					NULL);
 	if (!err) {
@@ -283,6 +300,16 @@ static int race_begin(struct mem_cgroup *memcg, gfp_t gfp)
 		if (err)
 			tracepoint_probe_unregister(tp_acquire,
 						    (void *)race_acquire, NULL);
+	}
+	if (!err) {
+		err = tracepoint_probe_register(tp_reclaim,
+						(void *)race_reclaim, NULL);
+		if (err) {
+			tracepoint_probe_unregister(tp_release,
+						    (void *)race_release, NULL);
+			tracepoint_probe_unregister(tp_acquire,
+						    (void *)race_acquire, NULL);
+		}
 	}
 	if (err) {
 		mutex_unlock(&race_mutex);
@@ -295,12 +322,14 @@ static int race_begin(struct mem_cgroup *memcg, gfp_t gfp)
 static void race_end(char *tail, size_t size)
 {
 	WRITE_ONCE(race_task, NULL);
+	tracepoint_probe_unregister(tp_reclaim, (void *)race_reclaim, NULL);
 	tracepoint_probe_unregister(tp_release, (void *)race_release, NULL);
 	tracepoint_probe_unregister(tp_acquire, (void *)race_acquire, NULL);
 	tracepoint_synchronize_unregister();
 	if (race_state != 3)
 		race_restore();
-	snprintf(tail, size, " race %d %d", race_state >= 1, race_state == 3);
+	snprintf(tail, size, " race %d %d %d", race_state >= 1, race_state == 3,
+		 race_reclaims);
 	mutex_unlock(&race_mutex);
 }
 #else
@@ -332,16 +361,32 @@ static int check_order(struct page **pages, struct page **before, int nr,
 	return -1;
 }
 
+/*
+ * The ancestor of @memcg just below the root (or @memcg itself): its
+ * memory.events counts the events raised on it and on all its descendants,
+ * wherever in the hierarchy the limit that raised them is.
+ */
+static struct mem_cgroup *events_memcg(struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *parent;
+
+	while ((parent = parent_mem_cgroup(memcg)) &&
+	       !mem_cgroup_is_root(parent))
+		memcg = parent;
+	return memcg;
+}
+
 static ssize_t probe_write(struct file *file, const char __user *ubuf,
 			   size_t len, loff_t *ppos)
 {
 	struct page **pages, **before;
-	struct mem_cgroup *memcg;
+	struct mem_cgroup *memcg, *top = NULL;
 	struct obj_cgroup *objcg = NULL;
 	struct page *witness = NULL;
 	long refs0 = 0, refs1 = 0, refs2 = 0;
 	bool keep = false, refs = false, prep = false, events = false;
-	bool race = false;
+	bool race = false, atomic = false, memalloc = false;
+	unsigned int noreclaim = 0;
 	long max0 = 0, high0 = 0;
 	int step = 0;
 	int nr, i, added = 0, charged = 0, kmem = 0, bad, err;
@@ -375,6 +420,10 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 			gfp |= __GFP_ACCOUNT;
 		else if (!strcmp(w, "nofail"))
 			gfp |= __GFP_NOFAIL;
+		else if (!strcmp(w, "atomic"))
+			atomic = true;
+		else if (!strcmp(w, "memalloc"))
+			memalloc = true;
 		else if (!strcmp(w, "keep"))
 			keep = true;
 		else if (!strcmp(w, "refs"))
@@ -394,6 +443,8 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 	}
 	if ((keep && refs) || refs + prep + events + race > 1)
 		return -EINVAL;
+	if (atomic)
+		gfp = (gfp & ~GFP_KERNEL) | GFP_ATOMIC;
 
 	pages = kcalloc(nr, sizeof(*pages), GFP_KERNEL);
 	before = kcalloc(nr, sizeof(*before), GFP_KERNEL);
@@ -424,19 +475,24 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 		return err;
 	}
 	if (events && memcg) {
-		max0 = atomic_long_read(&memcg->memory_events[MEMCG_MAX]);
-		high0 = atomic_long_read(&memcg->memory_events[MEMCG_HIGH]);
+		top = events_memcg(memcg);
+		max0 = atomic_long_read(&top->memory_events[MEMCG_MAX]);
+		high0 = atomic_long_read(&top->memory_events[MEMCG_HIGH]);
 	}
+	if (memalloc)
+		noreclaim = memalloc_noreclaim_save();
 	ret = alloc_pages_bulk(gfp, nr, pages);
+	if (memalloc)
+		memalloc_noreclaim_restore(noreclaim);
 	if (prep)
 		prep_end(pages, before, nr, tail, sizeof(tail));
 	else if (race)
 		race_end(tail, sizeof(tail));
 	if (events && memcg)
 		snprintf(tail, sizeof(tail), " max +%ld high +%ld",
-			 atomic_long_read(&memcg->memory_events[MEMCG_MAX]) -
+			 atomic_long_read(&top->memory_events[MEMCG_MAX]) -
 			 max0,
-			 atomic_long_read(&memcg->memory_events[MEMCG_HIGH]) -
+			 atomic_long_read(&top->memory_events[MEMCG_HIGH]) -
 			 high0);
 	else if (events)
 		snprintf(tail, sizeof(tail), " events none");
