@@ -22,6 +22,8 @@
 #                            base or stack: a cell's failure on the vanilla kernel
 #   make suite BASE=6.1 STACK=io_uring-coalesce   the subsystem's own suite
 #                            (liburing) on the vanilla and patched debug kernels
+#   make linecov BASE=6.1 [STACK=]   the cell's tests under a gcov kernel: the
+#                            share of each stack's patched lines they execute
 #   make coverage BASE=6.1 [STACK=]   every prefix under Debian's configs
 #                            and variants, W=1 and sparse (objects only)
 #   make setup               install Debian packages, extract the bases
@@ -39,7 +41,7 @@ TO ?=
 
 sel = $(if $(STACK),--stack $(STACK)) $(if $(BASE),--base "$(BASE)")
 
-.PHONY: all run setup check check-unit matrix bench series trailers debian debian-check suite apply build shell drift refresh vanilla-check coverage clean need-base
+.PHONY: all run setup check check-unit matrix bench series trailers debian debian-check suite apply build shell drift refresh vanilla-check coverage linecov clean need-base
 
 all: check
 
@@ -100,6 +102,9 @@ refresh: need-base
 
 coverage: need-base
 	tools/coverage $(if $(CONFIG),--config $(CONFIG)) $(BASE) $(STACK)
+
+linecov: need-base
+	tools/linecov $(BASE) $(STACK)
 
 vanilla-check: need-base
 	tools/vanilla-check $(BASE) $(or $(TEST),failed) $(STACK)

@@ -10,7 +10,7 @@ import argparse
 import datetime
 import sys
 
-from . import Error, drift, junit, kcidb, meta, recipients, refresh, series, summary
+from . import Error, drift, junit, kcidb, linecov, meta, recipients, refresh, series, summary
 
 PROG = 'kstacks'
 
@@ -74,6 +74,7 @@ def parser():
     refresh.add_parser(sub)
     series.add_parser(sub)
     junit.add_parser(sub)
+    linecov.add_parser(sub)
     return p
 
 

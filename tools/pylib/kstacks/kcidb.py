@@ -12,7 +12,11 @@ Each prefix of the series compiled is a checkout of that prefix and a
 build of its objects. Benchmarks (out/bench/report.json): per base a
 checkout without patches and one with the benchmarked stacks, their lean
 builds, and each figure a test of each build (kstacks.bench.STACK.FIGURE,
-status DONE, the median as number, min, max and ratio in misc). Object ids
+status DONE, the median as number, min, max and ratio in misc). Line
+coverage (out/linecov/BASE/STACKS/linecov.json, tools/linecov): a checkout
+of the cell, its gcov build, and per stack a test kstacks.linecov.STACK,
+the share of its patched lines executed as number, the lines not executed
+as log_excerpt. Object ids
 carry the time of their run, so regenerating the file gives the same ids.
 The unit tier (out/check.tsv without the cells) builds no kernel: it is in
 the JUnit file only (kstacks junit).
@@ -397,6 +401,57 @@ def _add_bench(w, samples, missing, figures, date):
                                 'log_excerpt': '\n'.join(gone[what])[:16000]})
 
 
+# --- line coverage ------------------------------------------------------------
+
+def add_linecov(w, path):
+    """tools/linecov's report of a cell (out/linecov/BASE/STACKS/linecov.json):
+    its gcov build, and per stack a test kstacks.linecov.STACK whose number
+    is the share of the stack's patched lines the tests executed."""
+    m = w.m
+    d = os.path.dirname(path)
+    set_name = os.path.basename(d)
+    b = os.path.basename(os.path.dirname(d))
+    stacks = set_name.split('+')
+    if b not in m.bases or any(s not in m.stacks for s in stacks):
+        print(f'kstacks kcidb: warning: skipping {d}: base or stack no longer in the workbench',
+              file=sys.stderr)
+        return
+    try:
+        with open(path, encoding='utf-8') as f:
+            rep = json.load(f)
+        with open(os.path.join(d, 'started'), encoding='utf-8') as f:
+            start = f.read().rstrip('\n')
+    except (OSError, ValueError) as e:
+        raise Error(f'{path}: unreadable line coverage report ({e})') from None
+    cid = f'{w.origin}:{b}/{set_name}@{stamp(start)}/linecov'
+    bid = cid + '/gcov'
+    group = f'linecov {b} {set_name}'
+    w.checkout(cid, group, b, True, start, '', None, stacks)
+    cache = meta.cache_dir()
+    w.build(bid, group, 'gcov', cid, 'PASS',
+            f"gcov: tinyconfig + common + debug + gcov + {' + '.join(stacks)}",
+            os.path.join(cache, 'build', f'{b}-gcov-{set_name}'),
+            os.path.join(cache, 'logs', f'build-{b}-gcov-{set_name}.log'),
+            f"tools/build --flavour gcov {b} {' '.join(stacks)}")
+    txt = os.path.join(d, 'linecov.txt')
+    for stack in sorted(rep.get('stacks', {})):
+        st = rep['stacks'][stack]
+        missed = ''.join(f"{x['file']}:{x['line']}: {x['text']}" + (f"  [{x['why']}]" if 'why' in x else '') + '\n'
+                         for x in st['missed'])
+        w.tests.append({
+            'id': f'{bid}/kstacks.linecov.{seg(stack)}', 'build_id': bid, 'origin': w.origin,
+            'path': f'kstacks.linecov.{seg(stack)}',
+            'status': 'PASS' if st['verdict'] == 'pass' else 'FAIL',
+            'comment': f"{st['executed']} of {st['executable']} executable patched lines executed"
+                       f" ({len(st['missed'])} not, {st['explained']} of them explained)",
+            'number': {'value': jq_number(st['percent']), 'unit': '%'},
+            'misc': {'executable': st['executable'], 'executed': st['executed'],
+                     'explained': st['explained'], 'not_profiled': st['not_profiled'],
+                     'goal_percent': jq_number(rep.get('goal_percent', 95))},
+            **({'log_url': url(txt)} if os.path.isfile(txt) else {}),
+            **({'log_excerpt': console.excerpt(missed)} if missed else {})})
+
+
 def run(args):
     out = results.out_dir()
     file = args.file or os.path.join(out, 'kcidb.json')
@@ -410,6 +465,9 @@ def run(args):
     rep = os.path.join(out, 'bench', 'report.json')
     if os.path.isfile(rep):
         add_bench(w, rep)
+    for lc in sorted(glob.glob(os.path.join(out, 'linecov', '*', '*', 'linecov.json')),
+                     key=lambda p: p.encode()):
+        add_linecov(w, lc)
     text = json.dumps(w.document(), indent=2, ensure_ascii=False) + '\n'
     try:
         os.makedirs(os.path.dirname(os.path.abspath(file)), exist_ok=True)

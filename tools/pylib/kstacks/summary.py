@@ -1,19 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
 """kstacks summary: the cells of the last run, one row per stack and base.
 
-Applied, built, booted, the tests passed/failed/skipped and the benchmark
-ratio, printed as a table and written as JSON to out/summary.json; then
+Applied, built, booted, the tests passed/failed/skipped, the benchmark
+ratio and the share of the stack's patched lines its tests execute (the
+newest tools/linecov report that has it), printed as a table and written as JSON to out/summary.json; then
 the upstream post-merge fixes each stack lists (STACK/upstream.tsv): how
 many affect the stack and whether it handles them.
 """
 
+import glob
 import json
 import os
 import re
 
 from . import Error, meta, results
 
-COLUMNS = '%-18s %-5s %-9s %-6s %-6s %-18s %s'
+COLUMNS = '%-18s %-5s %-9s %-6s %-6s %-18s %-8s %s'
 
 
 def state(m, stack, base):
@@ -28,7 +30,7 @@ def state(m, stack, base):
 def cell_row(m, out, stack, base):
     """The carried pair's row from its newest cell and benchmark."""
     row = {'stack': stack, 'base': base, 'state': 'carried', 'applied': '-', 'built': '-',
-           'booted': '-', 'passed': 0, 'failed': 0, 'skipped': 0, 'bench': '-'}
+           'booted': '-', 'passed': 0, 'failed': 0, 'skipped': 0, 'bench': '-', 'lines': '-'}
     res = results.newest_cell(out, base, stack)
     if res:
         recs = results.read_tsv(res)
@@ -50,11 +52,34 @@ def cell_row(m, out, stack, base):
                 key = {'pass': 'passed', 'fail': 'failed', 'skip': 'skipped'}.get(status)
                 if key:
                     row[key] += 1
+    lc = newest_linecov(out, base, stack)
+    if lc:
+        row['lines'] = f"{lc['percent']}%"
+        row['lines_executed'] = lc['executed']
+        row['lines_executable'] = lc['executable']
     ratio = os.path.join(out, 'bench', base, stack + '.ratio')
     if os.path.isfile(ratio):
         with open(ratio, encoding='utf-8') as f:
             row['bench'] = f.read().strip()
     return row
+
+
+def newest_linecov(out, base, stack):
+    """The stack's entry in the newest line coverage report (tools/linecov)
+    of a cell of BASE that holds it, or None."""
+    found = glob.glob(os.path.join(out, 'linecov', base, '*', 'linecov.json'))
+    found.sort(key=os.path.getmtime, reverse=True)
+    for path in found:
+        if stack not in os.path.basename(os.path.dirname(path)).split('+'):
+            continue
+        try:
+            with open(path, encoding='utf-8') as f:
+                st = json.load(f)['stacks'].get(stack)
+        except (OSError, ValueError, KeyError, AttributeError):
+            raise Error(f'{path}: unreadable line coverage report') from None
+        if st:
+            return st
+    return None
 
 
 def fix_counts(m, stack):
@@ -100,13 +125,13 @@ def run(args):
     m = meta.Meta()
     out = results.out_dir()
     table = list(rows(m, out))
-    print(COLUMNS % ('stack', 'base', 'applied', 'built', 'booted', 'tests p/f/s', 'bench'))
+    print(COLUMNS % ('stack', 'base', 'applied', 'built', 'booted', 'tests p/f/s', 'bench', 'lines'))
     for r in table:
         if r['state'] != 'carried':
             print(f"{r['stack']:<18} {r['base']:<5} {r['state']}")
         else:
             print(COLUMNS % (r['stack'], r['base'], r['applied'], r['built'], r['booted'],
-                             f"{r['passed']}/{r['failed']}/{r['skipped']}", r['bench']))
+                             f"{r['passed']}/{r['failed']}/{r['skipped']}", r['bench'], r['lines']))
     path = os.path.join(out, 'summary.json')
     try:
         os.makedirs(out, exist_ok=True)

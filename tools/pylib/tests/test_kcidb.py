@@ -141,6 +141,22 @@ class KcidbTest(unittest.TestCase):
         self.assertIn('skipping', err)
         self.assertEqual({c['misc']['base'] for c in doc['checkouts']}, {'6.1'})
 
+    def test_linecov(self):
+        """a line coverage report: a gcov build, a test per stack with its share"""
+        st = {'executable': 4, 'executed': 3, 'explained': 0, 'not_profiled': 0, 'percent': 75.0,
+              'verdict': 'fail', 'stale': [],
+              'missed': [{'file': 'mm/a.c', 'line': 7, 'text': 'return -EINVAL;', 'patch': 'x'}]}
+        self.repo.write('out/linecov/6.1/core/linecov.json', json.dumps({'goal_percent': 95.0,
+                                                                         'stacks': {'core': st}}))
+        self.repo.write('out/linecov/6.1/core/started', '2025-06-01T11:00:00Z\n')
+        doc, _ = self.run_kcidb()
+        t = [t for t in doc['tests'] if t['path'] == 'kstacks.linecov.core']
+        self.assertEqual(len(t), 1)
+        self.assertEqual((t[0]['status'], t[0]['number']), ('FAIL', {'value': 75, 'unit': '%'}))
+        self.assertEqual(t[0]['build_id'], 'kstacks:6.1/core@20250601T110000Z/linecov/gcov')
+        self.assertIn('mm/a.c:7: return -EINVAL;', t[0]['log_excerpt'])
+        self.assertIn('kstacks:6.1/core@20250601T110000Z/linecov/gcov', [b['id'] for b in doc['builds']])
+
     def test_bench(self):
         """a benchmark figure: a DONE test of each kernel with its median"""
         self.repo.write('core/bench/b.c', '')

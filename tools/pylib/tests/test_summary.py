@@ -5,7 +5,7 @@ import os
 import tempfile
 import unittest
 
-from kstacks import meta, summary
+from kstacks import Error, meta, summary
 from tests.fixture import Repo
 
 
@@ -49,6 +49,18 @@ class SummaryTest(unittest.TestCase):
         self.assertEqual((row['applied'], row['built'], row['booted']), ('pass', 'pass', 'pass'))
         self.assertEqual((row['passed'], row['failed'], row['skipped']), (2, 1, 1))
         self.assertEqual(row['bench'], '1.25x')
+        self.assertEqual(row['lines'], '-')
+
+    def test_line_coverage_of_the_newest_report_holding_the_stack(self):
+        rep = '{"stacks": {"core": {"percent": %s, "executed": %d, "executable": 10}}}'
+        self.write_out('linecov/6.1/core/linecov.json', rep % (90.0, 9), mtime=1000)
+        self.write_out('linecov/6.1/core+mm-bulk/linecov.json', rep % (100.0, 10), mtime=2000)
+        self.write_out('linecov/6.1/mm-bulk/linecov.json', rep % (10.0, 1), mtime=3000)
+        row = self.rows()[('core', '6.1')]
+        self.assertEqual((row['lines'], row['lines_executed'], row['lines_executable']), ('100.0%', 10, 10))
+        self.write_out('linecov/6.1/core+mm-bulk/linecov.json', '{"stacks": [', mtime=4000)
+        with self.assertRaisesRegex(Error, 'unreadable line coverage report'):
+            self.rows()
 
     def test_fix_counts(self):
         self.r.write('core/upstream.tsv', '# kind\n'
