@@ -16,10 +16,14 @@
  * In a child memory cgroup (made and removed here), for 8 and 16 MiB:
  * a ring is set up, IORING_REGISTER_MEM_REGION registers a kernel-
  * allocated region of that size (must succeed), the region is mapped and
- * written end to end, memory.current must have grown by at least the
- * region's size, and after the ring is closed it must come back within
- * 512 KiB of where it was (the per-cpu charge stock and the ring's own
- * small allocations; the region is 2048 or 4096 pages).
+ * written end to end, memory.current must have grown by the region's
+ * size, less 1/64 of it, and after the ring is closed it must come back
+ * within 512 KiB of where it was (the per-cpu charge stock and the ring's
+ * own small allocations; the region is 2048 or 4096 pages).  The 1/64:
+ * memory.current is read once it has settled (unchanged over 100 ms), but
+ * the cgroup's other charges (what the 8 MiB ring's teardown freed late)
+ * can still go down meanwhile; on a loaded host the 16 MiB region once
+ * read 16376 KiB.  A region not charged reads nothing like its size.
  *
  * Exit 0 pass, 1 fail, 77 no io_uring, no memory regions (kernels before
  * 6.13) or no memory cgroup controller.
@@ -84,6 +88,21 @@ static long memory_current(void)
 	return n > 0 ? strtol(buf, NULL, 10) : -1;
 }
 
+/* memory.current once two reads 100 ms apart agree (3 s at most) */
+static long memory_settled(void)
+{
+	long prev = memory_current(), cur = prev;
+
+	for (int i = 0; i < 30; i++) {
+		usleep(100 * 1000);
+		cur = memory_current();
+		if (cur == prev)
+			break;
+		prev = cur;
+	}
+	return cur;
+}
+
 static void leave_cgroup(void)
 {
 	char pid[32];
@@ -133,7 +152,7 @@ static int region(unsigned int mib)
 	unsigned char *p;
 	int ret;
 
-	before = memory_current();
+	before = memory_settled();
 	ret = io_uring_queue_init(8, &ring, 0);
 	if (ret) {
 		printf("io_uring-region: SKIP: io_uring_queue_init: %s\n",
@@ -175,7 +194,7 @@ static int region(unsigned int mib)
 	}
 	printf("io_uring-region: %u MiB region: memory.current %+ld KiB registered, %+ld KiB after close\n",
 	       mib, (during - before) / 1024, (after - before) / 1024);
-	if (during - before < (long)size) {
+	if (during - before < (long)(size - size / 64)) {
 		printf("io_uring-region: FAIL: the %u MiB region is not charged to the cgroup\n",
 		       mib);
 		return 1;

@@ -5,7 +5,7 @@
  * Writing to /sys/kernel/debug/kstacks_bulk_batch_probe:
  *
  *   N [account] [nofail] [atomic] [memalloc] [keep]
- *     [refs | prep | events | race] [hole | full]
+ *     [refs | prep | events | race | zero] [hole | full]
  *	alloc_pages_bulk() for N pages (GFP_KERNEL, GFP_ATOMIC with
  *	"atomic", __GFP_ACCOUNT with "account", __GFP_NOFAIL with "nofail")
  *	in the writer's context, as a PF_MEMALLOC task with "memalloc";
@@ -19,14 +19,16 @@
  *	list lock; with "events" the max and high events the call raises in
  *	the writer's memory cgroup or its ancestors; with "race" other charges are made to
  *	take the writer's cgroup's room while the call holds the per-cpu
- *	list lock (below).
+ *	list lock (below); with "zero" the call asks for __GFP_ZERO, after
+ *	N pages filled with 0xaa were freed (to its CPU's per-cpu list,
+ *	whence the call takes them again).
  *   free
  *	frees the kept pages.
  *
  * Reading the file gives the last result:
  *
  *   ret R new G charged C kmem K order O [refs +A -F | prep P locked L |
- *					       max +M high +H | race W B C]
+ *			max +M high +H | race W B C | zero Z reused U]
  *
  * R the return value, G the pages the call added, C those charged to the
  * writer's memory cgroup, K those marked as kmem pages; O is "ok" when
@@ -39,7 +41,8 @@
  * (the end of their preparation) during the call, L how many of those
  * while the call held the per-cpu list lock of the page's zone on its
  * CPU: seen through the page_ref_set tracepoint (CONFIG_DEBUG_PAGE_REF)
- * and lockdep; "prep none" without them.  M and H are the MEMCG_MAX and
+ * and lockdep; "prep none" without them, "prep lockdep off" once lockdep
+ * has turned itself off (after a report).  M and H are the MEMCG_MAX and
  * MEMCG_HIGH events raised during the call on the writer's memory cgroup
  * and its ancestors below the root (memory.events "max" and "high" of the
  * ancestor just below the root, which counts its descendants' too).
@@ -56,7 +59,12 @@
  * memory cgroup reclaims the call began in between (the run's charge
  * reclaiming: mm_vmscan_memcg_reclaim_begin).  Needs lockdep's
  * lock_acquire and lock_release tracepoints; "race none" without them.
+ *
+ * Z is how many of the pages the call added hold a byte that is not zero,
+ * U how many of them are pages filled with 0xaa and freed just before
+ * (the test is only worth something when U is not 0).
  */
+#include <linux/debug_locks.h>
 #include <linux/debugfs.h>
 #include <linux/gfp.h>
 #include <linux/memcontrol.h>
@@ -67,6 +75,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #ifdef CONFIG_DEBUG_PAGE_REF
@@ -194,7 +203,11 @@ static void prep_end(struct page **pages, struct page **before, int nr,
 		}
 	}
 	mutex_unlock(&prep_mutex);
-	snprintf(tail, size, " prep %d locked %d", prepped, locked);
+	/* lockdep off (a report earlier in the boot): every lock "held" */
+	if (!debug_locks)
+		snprintf(tail, size, " prep lockdep off");
+	else
+		snprintf(tail, size, " prep %d locked %d", prepped, locked);
 }
 #else
 static int prep_begin(void)
@@ -385,7 +398,9 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 	struct page *witness = NULL;
 	long refs0 = 0, refs1 = 0, refs2 = 0;
 	bool keep = false, refs = false, prep = false, events = false;
-	bool race = false, atomic = false, memalloc = false;
+	bool race = false, atomic = false, memalloc = false, zero = false;
+	struct page **dirty = NULL;
+	int nonzero = 0, reused = 0, j;
 	unsigned int noreclaim = 0;
 	long max0 = 0, high0 = 0;
 	int step = 0;
@@ -434,6 +449,8 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 			events = true;
 		else if (!strcmp(w, "race"))
 			race = true;
+		else if (!strcmp(w, "zero"))
+			zero = true;
 		else if (!strcmp(w, "hole"))
 			step = 4;
 		else if (!strcmp(w, "full"))
@@ -441,7 +458,7 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 		else if (*w)
 			return -EINVAL;
 	}
-	if ((keep && refs) || refs + prep + events + race > 1)
+	if ((keep && refs) || refs + prep + events + race + zero > 1)
 		return -EINVAL;
 	if (atomic)
 		gfp = (gfp & ~GFP_KERNEL) | GFP_ATOMIC;
@@ -456,6 +473,24 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 	for (i = 0; step && i < nr; i += step) {
 		pages[i] = alloc_page(GFP_KERNEL);
 		before[i] = pages[i];
+	}
+	if (zero) {
+		dirty = kcalloc(nr, sizeof(*dirty), GFP_KERNEL);
+		if (!dirty) {
+			free_array(pages, nr);
+			kfree(before);
+			return -ENOMEM;
+		}
+		for (i = 0; i < nr; i++) {
+			dirty[i] = alloc_page(GFP_KERNEL);
+			if (dirty[i])
+				memset(page_address(dirty[i]), 0xaa, PAGE_SIZE);
+		}
+		/* the last freed is the first the call takes */
+		for (i = nr - 1; i >= 0; i--)
+			if (dirty[i])
+				__free_page(dirty[i]);
+		gfp |= __GFP_ZERO;
 	}
 
 	memcg = get_mem_cgroup_from_mm(current->mm);
@@ -472,6 +507,7 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 		mem_cgroup_put(memcg);
 		free_array(pages, nr);
 		kfree(before);
+		kfree(dirty);
 		return err;
 	}
 	if (events && memcg) {
@@ -496,6 +532,23 @@ static ssize_t probe_write(struct file *file, const char __user *ubuf,
 			 high0);
 	else if (events)
 		snprintf(tail, sizeof(tail), " events none");
+	if (zero) {
+		for (i = 0; i < nr; i++) {
+			if (!pages[i] || pages[i] == before[i])
+				continue;
+			if (memchr_inv(page_address(pages[i]), 0, PAGE_SIZE))
+				nonzero++;
+			for (j = 0; j < nr; j++) {
+				if (dirty[j] == pages[i]) {
+					reused++;
+					break;
+				}
+			}
+		}
+		kfree(dirty);
+		snprintf(tail, sizeof(tail), " zero %d reused %d", nonzero,
+			 reused);
+	}
 	refs1 = refs_count(objcg);
 	bad = check_order(pages, before, nr, ret);
 	rcu_read_lock();
