@@ -113,6 +113,17 @@ class Extract(Tmp):
         with open(os.path.join(dest, 'b.gcda'), 'rb') as f:
             self.assertEqual(f.read(), b'two' * 500)
 
+    def test_kernel_messages_between_the_lines(self):
+        text = console([(self.BUILD + '/a.gcda', b'y' * 400)]).replace(
+            'kstacks-gcov-end', '[  252.070547] kstacks: done\r\nkstacks-gcov-end')
+        lines = text.split('\r\n')
+        lines.insert(4, '[   10.0] a message')
+        log = self.write('console.log', '\r\n'.join(lines))
+        dest = os.path.join(self.tmp, 'd')
+        self.assertEqual(linecov.extract(log, self.BUILD, dest), ['a.gcda'])
+        with open(os.path.join(dest, 'a.gcda'), 'rb') as f:
+            self.assertEqual(f.read(), b'y' * 400)
+
     def test_a_damaged_line_is_caught(self):
         text = console([(self.BUILD + '/a.gcda', b'x' * 300)]).replace('kstacks-gcov-end', 'AAAA\r\nkstacks-gcov-end')
         log = self.write('console.log', text)
