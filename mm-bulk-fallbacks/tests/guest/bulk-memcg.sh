@@ -327,27 +327,27 @@ set -- $r
 # overage passes 64 pages): the probe counts at least one high event.
 mkdir -p $high || fail "mkdir $high"
 echo $((64 * 4096)) >$high/memory.high || fail "set memory.high"
-echo $$ >$high/cgroup.procs || fail "move into $high"
-echo "1024 account events" >$p || fail "write '1024 account events' to $p"
-echo $$ >/sys/fs/cgroup/cgroup.procs || fail "move back to the root cgroup"
-read -r r <$p
-log "1024 account events in $high: $r"
-set -- $r
-[ "$1 $3 ${11} ${13}" = "ret new max high" ] && [ "$2" -ge 1 ] ||
-	fail "1024 account events in $high: got '$r'"
-[ "${14#+}" -ge 1 ] || fail "a 1024-page call charged over memory.high of 64 pages raised no high event during the call"
+# in_high REQ: REQ written to the probe from inside $high, its result
+# checked for its form and at least one page; $h gets its "high +H".
+in_high() {
+	echo $$ >$high/cgroup.procs || fail "move into $high"
+	echo "$1" >$p || fail "write '$1' to $p"
+	echo $$ >/sys/fs/cgroup/cgroup.procs || fail "move back to the root cgroup"
+	read -r r <$p
+	log "$1 in $high: $r"
+	q=$1
+	set -- $r
+	[ "$1 $3 ${11} ${13}" = "ret new max high" ] && [ "$2" -ge 1 ] ||
+		fail "$q in $high: got '$r'"
+	h=${14}
+}
+in_high "1024 account events"
+[ "${h#+}" -ge 1 ] || fail "a 1024-page call charged over memory.high of 64 pages raised no high event during the call"
 # Neither a GFP_ATOMIC caller nor a PF_MEMALLOC task reclaims for
 # memory.high during the call (the return to user space does, after it).
 for req in "1024 account atomic events" "1024 account memalloc events"; do
-	echo $$ >$high/cgroup.procs || fail "move into $high"
-	echo "$req" >$p || fail "write '$req' to $p"
-	echo $$ >/sys/fs/cgroup/cgroup.procs || fail "move back to the root cgroup"
-	read -r r <$p
-	log "$req in $high: $r"
-	set -- $r
-	[ "$1 $3 ${11} ${13}" = "ret new max high" ] && [ "$2" -ge 1 ] ||
-		fail "$req in $high: got '$r'"
-	[ "${14}" = "+0" ] || fail "$req in $high: reclaimed for memory.high during the call (high ${14})"
+	in_high "$req"
+	[ "$h" = "+0" ] || fail "$req in $high: reclaimed for memory.high during the call (high $h)"
 done
 cleanup
 rmmod bulk_batch_probe
