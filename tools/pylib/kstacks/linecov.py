@@ -42,6 +42,7 @@ GOAL = 95.0
 # the files whose patched lines can be executed
 SOURCES = ('.c', '.h', '.S')
 
+_TEST_FILE = re.compile(r'(^|/)(tests?/|test_[^/]*\.c$|[^/]*(_kunit|_test|-test)\.c$|kunit[^/]*\.c$)')
 _B64 = re.compile(r'[A-Za-z0-9+/=]+')
 _HUNK = re.compile(r'^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@')
 
@@ -93,13 +94,17 @@ def _write(cur, build, dest, log):
     if hashlib.md5(data).hexdigest() != cur['sum']:
         raise Error(f'{log}: gcov data of {cur["path"]} damaged on the console (sum differs)')
     path = cur['path']
-    if not path.startswith(build + '/'):
-        raise Error(f'{log}: gcov data of {path}, outside the build directory {build}')
-    rel = path[len(build) + 1:]
+    rel = os.path.normpath(path[len(build) + 1:]) if path.startswith(build + '/') else ''
+    if not rel.endswith('.gcda') or rel.startswith('..') or os.path.isabs(rel):
+        raise Error(f'{log}: gcov data of {path}, not a .gcda file of the build directory {build}')
+    try:
+        raw = gzip.decompress(data)
+    except (OSError, EOFError) as e:
+        raise Error(f'{log}: gcov data of {path} is not gzip ({e})') from None
     out = os.path.join(dest, rel)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, 'wb') as f:
-        f.write(gzip.decompress(data))
+        f.write(raw)
     return rel
 
 
@@ -154,20 +159,40 @@ def _json_docs(text):
 # --- which stack wrote which line -----------------------------------------
 
 def parse_u0(diff):
-    """A -U0 unified diff: {file: [(old_start, old_len, new_start, new_len)]}."""
+    """A -U0 unified diff: {file: [(old_start, old_len, new_start, new_len)]},
+    None for a file it deletes (or the old name of one it renames)."""
     out = {}
     cur = None
+    old = None
+    left = 0  # lines of the current hunk still to come: its content
     for line in diff.splitlines():
-        if line.startswith('+++ '):
+        if left > 0:
+            left -= 1
+            continue
+        if line.startswith('--- '):
+            old = line[4:].split('\t')[0]
+        elif line.startswith('+++ '):
             name = line[4:].split('\t')[0]
-            cur = None if name == '/dev/null' else out.setdefault(name[2:] if name.startswith('b/') else name, [])
-        elif line.startswith('@@') and cur is not None:
+            if name == '/dev/null':
+                out[_strip_ab(old or '', 'a/')] = None
+                cur = None
+            else:
+                cur = out.setdefault(_strip_ab(name, 'b/'), [])
+        elif line.startswith('@@'):
             m = _HUNK.match(line)
             if not m:
                 raise Error(f'unreadable hunk header: {line}')
             a, b, c, d = m.groups()
-            cur.append((int(a), 1 if b is None else int(b), int(c), 1 if d is None else int(d)))
+            b = 1 if b is None else int(b)
+            d = 1 if d is None else int(d)
+            left = b + d
+            if cur is not None:
+                cur.append((int(a), b, int(c), d))
     return out
+
+
+def _strip_ab(name, prefix):
+    return name[len(prefix):] if name.startswith(prefix) else name
 
 
 def apply_labels(labels, hunks, label):
@@ -193,12 +218,15 @@ def patched_lines(src):
         raise Error(f'{src} has no kstacks series: not a tree tools/apply laid out') from None
     labels = {}
     for name in names:
-        r = subprocess.run(['quilt', 'diff', '-p', 'ab', '-U', '0', '--no-index', '-P', name],
+        r = subprocess.run(['quilt', '--quiltrc=-', 'diff', '-p', 'ab', '-U', '0', '--no-index', '-P', name],
                            cwd=src, env=env, capture_output=True, text=True)
         if r.returncode != 0:
             raise Error(f'quilt diff -P {name} failed in {src}: {r.stderr.strip()[:200]}')
         stack = name.split('/')[0] if '/' in name else ''
         for path, hunks in parse_u0(r.stdout).items():
+            if hunks is None:
+                labels[path] = []
+                continue
             if path not in labels:
                 orig = os.path.join(src, '.pc', name, path)
                 n = 0
@@ -223,7 +251,9 @@ def patched_lines(src):
 # --- the report -------------------------------------------------------------
 
 def explanations(stack, base, repo=REPO):
-    """STACK/linecov/BASE: [(file, text, why)]."""
+    """STACK/linecov/BASE: [(file, text, why)].  TEXT is what lies between
+    the first and the last tab (a line of code may hold tabs), "*" for a
+    patched C file with no coverage data at all."""
     path = os.path.join(repo, stack, 'linecov', base)
     out = []
     if not os.path.exists(path):
@@ -233,11 +263,22 @@ def explanations(stack, base, repo=REPO):
             line = line.rstrip('\n')
             if not line.strip() or line.startswith('#'):
                 continue
-            parts = line.split('\t')
-            if len(parts) != 3 or not all(p.strip() for p in parts):
+            first, last = line.find('\t'), line.rfind('\t')
+            parts = (line[:first], line[first + 1:last], line[last + 1:])
+            if first < 0 or first == last or not all(p.strip() for p in parts):
                 raise Error(f'{stack}/linecov/{base}:{n}: not FILE<TAB>TEXT<TAB>WHY')
-            out.append(tuple(parts))
+            out.append(parts)
     return out
+
+
+def _same(a, b):
+    return ' '.join(a.split()) == ' '.join(b.split())
+
+
+def is_test_file(path):
+    """A KUnit suite or other test code a patch adds: its lines say what
+    the tests ran of themselves, not of the code under test."""
+    return bool(_TEST_FILE.search(path))
 
 
 def report(src, build, base, logs, repo=REPO):
@@ -263,16 +304,27 @@ def report(src, build, base, logs, repo=REPO):
         if not path.endswith(SOURCES):
             continue  # Kconfig, Makefile, MAINTAINERS: nothing to run
         cov = counts.get(path)
+        test = is_test_file(path)
         for n, (stack, patch) in sorted(patched[path].items()):
             st = stacks.setdefault(stack, {'executable': 0, 'executed': 0, 'missed': [],
                                            'not_profiled': 0, 'not_profiled_files': [],
+                                           'no_data_files': [],
+                                           'test_executable': 0, 'test_executed': 0,
                                            'branches': 0, 'branches_taken': 0, 'untaken': []})
             if cov is None:
+                # a header no profiled object compiled code of, or a C
+                # file with no data at all (not built, a module never
+                # loaded): the latter fails the stack unless explained
                 st['not_profiled'] += 1
-                if path not in st['not_profiled_files']:
-                    st['not_profiled_files'].append(path)
+                key = 'no_data_files' if path.endswith('.c') else 'not_profiled_files'
+                if path not in st[key]:
+                    st[key].append(path)
                 continue
             if n not in cov:
+                continue
+            if test:
+                st['test_executable'] += 1
+                st['test_executed'] += cov[n] > 0
                 continue
             st['executable'] += 1
             if cov[n] > 0:
@@ -290,19 +342,30 @@ def report(src, build, base, logs, repo=REPO):
                 st['untaken'].append({'file': path, 'line': n, 'patch': patch, 'text': text(path, n),
                                       'taken': taken, 'branches': len(brs)})
     for stack, st in stacks.items():
-        st['percent'] = round(100.0 * st['executed'] / st['executable'], 1) if st['executable'] else 100.0
+        share = 100.0 * st['executed'] / st['executable'] if st['executable'] else 100.0
+        st['percent'] = round(share, 1)
         expl = explanations(stack, base, repo)
         used = set()
+        # one entry explains one line
         for m in st['missed']:
             for i, (f, t, why) in enumerate(expl):
-                if f == m['file'] and t.strip() == m['text']:
+                if i not in used and f == m['file'] and _same(t, m['text']):
                     m['why'] = why
                     used.add(i)
                     break
+        no_data = []
+        for path in st['no_data_files']:
+            for i, (f, t, why) in enumerate(expl):
+                if i not in used and f == path and t.strip() == '*':
+                    used.add(i)
+                    break
+            else:
+                no_data.append(path)
+        st['no_data_unexplained'] = no_data
         st['stale'] = [{'file': f, 'text': t} for i, (f, t, _w) in enumerate(expl) if i not in used]
         st['explained'] = sum(1 for m in st['missed'] if 'why' in m)
-        st['verdict'] = ('pass' if not st['stale'] and
-                         (st['percent'] >= GOAL or st['explained'] == len(st['missed'])) else 'fail')
+        st['verdict'] = ('pass' if not st['stale'] and not no_data and
+                         (share >= GOAL or st['explained'] == len(st['missed'])) else 'fail')
     return stacks
 
 
@@ -312,6 +375,7 @@ def write(base, stacks, out_dir):
     tmp = tempfile.NamedTemporaryFile('w', dir=out_dir, delete=False)
     with tmp:
         json.dump({'base': base, 'goal_percent': GOAL, 'stacks': stacks}, tmp, indent=1, sort_keys=True)
+    os.chmod(tmp.name, 0o644)
     os.replace(tmp.name, os.path.join(out_dir, 'linecov.json'))
     with open(os.path.join(out_dir, 'linecov.txt'), 'w') as f:
         for line in text_report(base, stacks):
@@ -329,6 +393,8 @@ def summary_line(stack, st):
         s += f", {len(st['missed'])} not ({st['explained']} explained)"
     if st['branches']:
         s += f", {st['branches_taken']} of {st['branches']} branches taken"
+    if st['test_executable']:
+        s += f", test code {st['test_executed']} of {st['test_executable']} apart"
     if st['not_profiled']:
         s += f", {st['not_profiled']} in files no profiled object compiles"
     if st['stale']:
@@ -350,7 +416,15 @@ def text_report(base, stacks):
             out.append(f"  stale: {s['file']}: {s['text']} (in {stack}/linecov/{base}, matches no missed line)")
         if st['not_profiled_files']:
             out.append(f"  not profiled: {', '.join(st['not_profiled_files'])}")
+        for path in st.get('no_data_unexplained', []):
+            out.append(f"  no coverage data: {path} (not built in this config, or a module never loaded)")
     return out
+
+
+def cmd_check(args):
+    for stack in args.stack:
+        explanations(stack, args.base)
+    return 0
 
 
 def cmd_linecov(args):
@@ -375,3 +449,7 @@ def add_parser(sub):
     s.add_argument('--out', required=True, help='where linecov.json, .txt and .tsv go')
     s.add_argument('console', nargs='+', help='console logs of gcov boots (kstacks.gcov=1)')
     s.set_defaults(func=cmd_linecov)
+    c = sub.add_parser('linecov-check', help='STACK/linecov/BASE of each stack well-formed (before the boots)')
+    c.add_argument('base')
+    c.add_argument('stack', nargs='+')
+    c.set_defaults(func=cmd_check)

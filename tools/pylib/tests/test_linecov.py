@@ -80,6 +80,18 @@ class PatchedLines(Tmp):
         # final: l2 one3 l4 l5 l6 l7 oneA twoB l8 l9 l10
         self.assertEqual(got, {2: ('one', 'a.patch'), 7: ('one', 'a.patch'), 8: ('two', 'b.patch')})
 
+    def test_a_file_deleted_after_another_stack_changed_it(self):
+        src = self.tree()
+        self.write('src/g.c', 'int g;\n')
+        self.write('src/kstacks-patches/three/c.patch',
+                   '--- a/g.c\n+++ b/g.c\n@@ -1 +1 @@\n-int g;\n+int three;\n')
+        self.write('src/kstacks-patches/three/d.patch', '--- a/g.c\n+++ /dev/null\n@@ -1 +0,0 @@\n-int three;\n')
+        self.write('src/kstacks-patches/series', 'one/a.patch\ntwo/b.patch\nthree/c.patch\nthree/d.patch\n')
+        subprocess.run(['quilt', 'push', '-a', '-q', '--fuzz=0'], cwd=src, check=True,
+                       env=dict(os.environ, QUILT_PATCHES='kstacks-patches'), capture_output=True)
+        got = linecov.patched_lines(src)
+        self.assertEqual((got['g.c'], len(got['f.c'])), ({}, 3))
+
     def test_a_tree_without_a_series_is_refused(self):
         with self.assertRaisesRegex(Error, 'no kstacks series'):
             linecov.patched_lines(self.tmp)
@@ -98,7 +110,18 @@ class Labels(unittest.TestCase):
 
     def test_new_and_deleted_files(self):
         d = '--- /dev/null\n+++ b/new.c\n@@ -0,0 +1,2 @@\n+a\n+b\n--- a/old.c\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n'
-        self.assertEqual(linecov.parse_u0(d), {'new.c': [(0, 0, 1, 2)]})
+        self.assertEqual(linecov.parse_u0(d), {'new.c': [(0, 0, 1, 2)], 'old.c': None})
+
+    def test_an_added_line_that_looks_like_a_header(self):
+        d = '--- a/f.c\n+++ b/f.c\n@@ -1,2 +1,2 @@\n--- x\n-y\n+++ z\n++ w\n@@ -9,0 +10 @@\n+v\n'
+        self.assertEqual(linecov.parse_u0(d), {'f.c': [(1, 2, 1, 2), (9, 0, 10, 1)]})
+
+    def test_test_code(self):
+        self.assertEqual([p for p in ('mm/page_batch_kunit.c', 'mm/page_alloc.c', 'lib/test_x.c',
+                                      'mm/gup_test.c', 'x/tests/a.c', 'mm/kunit_util.c')
+                          if linecov.is_test_file(p)],
+                         ['mm/page_batch_kunit.c', 'lib/test_x.c', 'mm/gup_test.c', 'x/tests/a.c',
+                          'mm/kunit_util.c'])
 
 
 class Extract(Tmp):
@@ -142,7 +165,24 @@ class Extract(Tmp):
 
     def test_another_build_directory(self):
         log = self.write('console.log', console([('/elsewhere/a.gcda', b'x')]))
-        with self.assertRaisesRegex(Error, 'outside the build directory'):
+        with self.assertRaisesRegex(Error, 'not a .gcda file of the build directory'):
+            linecov.extract(log, self.BUILD, os.path.join(self.tmp, 'd'))
+
+    def test_a_path_out_of_the_build_directory(self):
+        log = self.write('console.log', console([(self.BUILD + '/../../escaped.gcda', b'x')]))
+        with self.assertRaisesRegex(Error, 'not a .gcda file of the build directory'):
+            linecov.extract(log, self.BUILD, os.path.join(self.tmp, 'd', 'e'))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, 'escaped.gcda')))
+
+    def test_not_gzip(self):
+        text = console([(self.BUILD + '/a.gcda', b'x')])
+        data = b'plain, not gzip'
+        lines = [ln for ln in text.split('\r\n') if not ln.startswith('H4sI')]
+        i = next(n for n, ln in enumerate(lines) if ln.startswith('kstacks-gcov-file'))
+        lines[i] = f'kstacks-gcov-file {self.BUILD}/a.gcda {hashlib.md5(data).hexdigest()}'
+        lines.insert(i + 1, base64.b64encode(data).decode())
+        log = self.write('console.log', '\r\n'.join(lines))
+        with self.assertRaisesRegex(Error, r'console.log: gcov data of /build/k/a.gcda is not gzip'):
             linecov.extract(log, self.BUILD, os.path.join(self.tmp, 'd'))
 
 
@@ -230,6 +270,30 @@ class Report(Tmp):
         self.write('repo/st/linecov/9.9', 'p.c\tr = 1;\tsix\np.c\tr = 7;\tgone\n')
         st = linecov.report(src, build, '9.9', [log], repo=os.path.join(self.tmp, 'repo'))['st']
         self.assertEqual((st['stale'], st['verdict']), ([{'file': 'p.c', 'text': 'r = 7;'}], 'fail'))
+
+    def test_one_entry_one_line_and_tabs_in_the_text(self):
+        src, build, log = self.cell()
+        repo = os.path.join(self.tmp, 'repo')
+        self.write('repo/st/linecov/9.9', 'p.c\tr  =\t1;\ttabs and spaces as the line has them\n')
+        st = linecov.report(src, build, '9.9', [log], repo=repo)['st']
+        self.assertEqual((st['explained'], st['verdict']), (1, 'pass'))
+        self.write('repo/st/linecov/9.9', 'p.c\tr = 1;\tone\np.c\tr = 1;\ta second for the same line\n')
+        st = linecov.report(src, build, '9.9', [log], repo=repo)['st']
+        self.assertEqual((st['explained'], len(st['stale']), st['verdict']), (1, 1, 'fail'))
+
+    def test_a_patched_c_file_without_data(self):
+        src, build, log = self.cell()
+        self.write('src/kstacks-patches/st/y.patch', '--- /dev/null\n+++ b/q.c\n@@ -0,0 +1 @@\n+int q(void) { return 1; }\n')
+        self.write('src/kstacks-patches/series', 'st/x.patch\nst/y.patch\n')
+        subprocess.run(['quilt', 'push', '-a', '-q', '--fuzz=0'], cwd=src, check=True,
+                       env=dict(os.environ, QUILT_PATCHES='kstacks-patches'), capture_output=True)
+        repo = os.path.join(self.tmp, 'repo')
+        self.write('repo/st/linecov/9.9', 'p.c\tr = 1;\tsix arguments\n')
+        st = linecov.report(src, build, '9.9', [log], repo=repo)['st']
+        self.assertEqual((st['no_data_unexplained'], st['verdict']), (['q.c'], 'fail'))
+        self.write('repo/st/linecov/9.9', 'p.c\tr = 1;\tsix arguments\nq.c\t*\tnot built here\n')
+        st = linecov.report(src, build, '9.9', [log], repo=repo)['st']
+        self.assertEqual((st['no_data_unexplained'], st['verdict']), ([], 'pass'))
 
     def test_a_malformed_explanation(self):
         src, build, log = self.cell()
