@@ -222,22 +222,33 @@ def _report_excerpt(path):
     return console.excerpt(''.join(line + '\n' for line in ls[max(ln - 5, 1) - 1:ln + 60]))
 
 
-def add_cell(w, res):
-    m = w.m
+def _cell_dir(w, res):
+    """(directory, base, set name, stacks, start) of the cell whose file
+    RES is (out/KIND/BASE/STACKS/FILE), None (with a warning) when its base
+    or a stack is no longer in the workbench.  The start is the cell's
+    "started" file, else RES's time."""
     d = os.path.dirname(res)
     set_name = os.path.basename(d)
     b = os.path.basename(os.path.dirname(d))
     stacks = set_name.split('+')
-    if b not in m.bases or any(s not in m.stacks for s in stacks):
+    if b not in w.m.bases or any(s not in w.m.stacks for s in stacks):
         print(f'kstacks kcidb: warning: skipping {d}: base or stack no longer in the workbench',
               file=sys.stderr)
-        return
+        return None
     try:
         with open(os.path.join(d, 'started'), encoding='utf-8') as f:
             start = f.read().rstrip('\n')
     except OSError:
         start = datetime.datetime.fromtimestamp(os.path.getmtime(res), datetime.timezone.utc) \
             .strftime('%Y-%m-%dT%H:%M:%SZ')
+    return d, b, set_name, stacks, start
+
+
+def add_cell(w, res):
+    cell = _cell_dir(w, res)
+    if not cell:
+        return
+    d, b, set_name, stacks, start = cell
     cid = f'{w.origin}:{b}/{set_name}@{stamp(start)}'
     bid = cid + '/debug'
     cache = meta.cache_dir()
@@ -407,20 +418,13 @@ def add_linecov(w, path):
     """tools/linecov's report of a cell (out/linecov/BASE/STACKS/linecov.json):
     its gcov build, and per stack a test kstacks.linecov.STACK whose number
     is the share of the stack's patched lines the tests executed."""
-    m = w.m
-    d = os.path.dirname(path)
-    set_name = os.path.basename(d)
-    b = os.path.basename(os.path.dirname(d))
-    stacks = set_name.split('+')
-    if b not in m.bases or any(s not in m.stacks for s in stacks):
-        print(f'kstacks kcidb: warning: skipping {d}: base or stack no longer in the workbench',
-              file=sys.stderr)
+    cell = _cell_dir(w, path)
+    if not cell:
         return
+    d, b, set_name, stacks, start = cell
     try:
         with open(path, encoding='utf-8') as f:
             rep = json.load(f)
-        with open(os.path.join(d, 'started'), encoding='utf-8') as f:
-            start = f.read().rstrip('\n')
     except (OSError, ValueError) as e:
         raise Error(f'{path}: unreadable line coverage report ({e})') from None
     cid = f'{w.origin}:{b}/{set_name}@{stamp(start)}/linecov'

@@ -24,10 +24,11 @@ def read_tsv(path):
     return rows
 
 
-def newest_cell(out, base, stack):
-    """The newest results.tsv of a cell of BASE that holds STACK (a cell's
+def newest_cell(out, base, stack, kind='cells', name='results.tsv'):
+    """The newest out/KIND/BASE/*/NAME (results.tsv of a cell; linecov.json
+    of a line coverage run) of a cell of BASE that holds STACK (a cell's
     directory is its stacks joined by '+'), or None."""
-    found = glob.glob(os.path.join(out, 'cells', base, '*', 'results.tsv'))
+    found = glob.glob(os.path.join(out, kind, base, '*', name))
     found.sort(key=os.path.getmtime, reverse=True)
     for r in found:
         if stack in os.path.basename(os.path.dirname(r)).split('+'):

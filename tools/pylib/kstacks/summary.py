@@ -8,7 +8,6 @@ the upstream post-merge fixes each stack lists (STACK/upstream.tsv): how
 many affect the stack and whether it handles them.
 """
 
-import glob
 import json
 import os
 import re
@@ -67,19 +66,14 @@ def cell_row(m, out, stack, base):
 def newest_linecov(out, base, stack):
     """The stack's entry in the newest line coverage report (tools/linecov)
     of a cell of BASE that holds it, or None."""
-    found = glob.glob(os.path.join(out, 'linecov', base, '*', 'linecov.json'))
-    found.sort(key=os.path.getmtime, reverse=True)
-    for path in found:
-        if stack not in os.path.basename(os.path.dirname(path)).split('+'):
-            continue
-        try:
-            with open(path, encoding='utf-8') as f:
-                st = json.load(f)['stacks'].get(stack)
-        except (OSError, ValueError, KeyError, AttributeError):
-            raise Error(f'{path}: unreadable line coverage report') from None
-        if st:
-            return st
-    return None
+    path = results.newest_cell(out, base, stack, 'linecov', 'linecov.json')
+    if not path:
+        return None
+    try:
+        with open(path, encoding='utf-8') as f:
+            return json.load(f)['stacks'].get(stack)
+    except (OSError, ValueError, KeyError, AttributeError):
+        raise Error(f'{path}: unreadable line coverage report') from None
 
 
 def fix_counts(m, stack):
