@@ -16,12 +16,17 @@
  *   whole, charging only the pages not pinned yet; the device reads the
  *   memory through its iovas (edu DMA); everything is back after unmap.
  * - The edu group joins, leaves (type1 unmaps and unpins the mapping, the
- *   mdev's pins stay), a huge page of the mapping is split meanwhile, and
- *   the group joins again: the replay pins the new layout, and the unmap
- *   must find the split huge page as it is now, not as it was before.
+ *   mdev's pins stay), two huge pages of the mapping are split meanwhile
+ *   (a page in the middle of one, the last page of the next), and the
+ *   group joins again: the replay pins the new layout, and the unmap must
+ *   find the split huge pages as they are now, not as they were before,
+ *   nor as the replay's last mapped run alone would say: every page
+ *   pinned after the replay, none after the unmap (vt_pinned_pages()).
  * - RLIMIT_MEMLOCK at the boundary with external pins inside the run the
  *   replay pins: with the limit one page short the group cannot join and
  *   the replay unwinds to the state before; with the exact limit it joins.
+ *   The same unwind over a read-only mapping that holds zero pages
+ *   (reserved pfns), unpinned page by page: the mdev's page stays charged.
  */
 #include "vfio_edu.h"
 #include "vfio_mdev.h"
@@ -116,9 +121,9 @@ static void test_pins(struct vt_ctx *ctx, enum vt_backing b)
 
 /*
  * A container with only the mdev's group (type1v2, no IOMMU domain) and
- * SIZE bytes of THP mapped at DMA_IOVA, with the xpins pinned by the mdev.
+ * SIZE bytes of THP mapped at @iova, with the xpins pinned by the mdev.
  */
-static int mdev_only(int *container, char **mem)
+static int mdev_only(int *container, char **mem, uint64_t iova)
 {
 	uint64_t pfn;
 	unsigned int i;
@@ -142,12 +147,12 @@ static int mdev_only(int *container, char **mem)
 	{
 		struct vt_ctx t = { .container = c };
 
-		ret = vt_map(&t, DMA_IOVA, *mem, SIZE);
+		ret = vt_map(&t, iova, *mem, SIZE);
 		if (ret)
 			return ret;
 	}
 	for (i = 0; i < sizeof(xpins) / sizeof(xpins[0]); i++) {
-		ret = vt_mdev_pin(&mdev, DMA_IOVA + xpins[i].off,
+		ret = vt_mdev_pin(&mdev, iova + xpins[i].off,
 				  xpins[i].npage, &pfn);
 		if (ret)
 			return ret;
@@ -177,7 +182,7 @@ static void test_replay(struct vt_ctx *ctx)
 	size_t i;
 	int c, ret;
 
-	ret = mdev_only(&c, &mem);
+	ret = mdev_only(&c, &mem, DMA_IOVA);
 	CHECK(!ret, "replay: mdev-only container: %s", strerror(-ret));
 	if (ret)
 		return;
@@ -233,17 +238,29 @@ static void test_replay(struct vt_ctx *ctx)
 	munmap(scratch, PG);
 }
 
+/*
+ * The pages replaced while the edu group is out, none pinned by the mdev:
+ * one in the middle of the first huge page, whose two ends then still
+ * agree with each other, and the last page of the second, so that the
+ * replay's last run starts at a 2 MiB boundary (the third huge page, or
+ * the fourth).  The mapping ends at an odd multiple of 2 MiB, so that
+ * run's iova and size have 2 MiB for their lowest bit: a record of the
+ * replay's mapped ranges that kept only that last run would step by 2 MiB
+ * and take the first block for contiguous.
+ */
+static const size_t rejoin_splits[] = { HPAGE / 2, 2 * HPAGE - PG };
+#define REJOIN_IOVA	(DMA_IOVA + HPAGE)
+
 static void test_rejoin(struct vt_ctx *ctx)
 {
 	long l0 = vt_locked_bytes(), p0 = vt_pins_held();
-	/* the first page of the last huge page: no external pin on it */
-	const size_t split = SIZE - HPAGE;
 	struct vt_ctx t;
 	uint64_t done;
 	int c, ret, joined;
 	char *mem;
+	size_t i;
 
-	ret = mdev_only(&c, &mem);
+	ret = mdev_only(&c, &mem, REJOIN_IOVA);
 	CHECK(!ret, "rejoin: mdev-only container: %s", strerror(-ret));
 	if (ret)
 		return;
@@ -254,9 +271,11 @@ static void test_rejoin(struct vt_ctx *ctx)
 		/* the only IOMMU domain goes: all of the mapping is unmapped */
 		ioctl(ctx->group, VFIO_GROUP_UNSET_CONTAINER);
 		joined = 0;
-		/* split that huge page: a new page in place of its first one */
-		CHECK(!madvise(mem + split, PG, MADV_DONTNEED),
-		      "rejoin: MADV_DONTNEED: %s", strerror(errno));
+		/* split two huge pages: a new page in place of one of each */
+		for (i = 0; i < 2; i++)
+			CHECK(!madvise(mem + rejoin_splits[i], PG,
+				       MADV_DONTNEED),
+			      "rejoin: MADV_DONTNEED: %s", strerror(errno));
 		vt_fill(mem, SIZE, SIZE);
 		ret = ioctl(ctx->group, VFIO_GROUP_SET_CONTAINER, &c) ?
 			-errno : 0;
@@ -266,11 +285,14 @@ static void test_rejoin(struct vt_ctx *ctx)
 	}
 	t = *ctx;
 	t.container = c;
-	ret = vt_unmap(&t, DMA_IOVA, SIZE, &done);
+	if (joined)
+		vt_check_pinned("rejoin: replayed", mem, SIZE, SIZE / PG);
+	ret = vt_unmap(&t, REJOIN_IOVA, SIZE, &done);
 	CHECK(!ret && done == SIZE, "rejoin: unmap: %d", ret);
 	CHECK(vt_mdev_pinned(&mdev) == 0, "rejoin: the device holds %ld pins",
 	      vt_mdev_pinned(&mdev));
 	CHECK(!vt_check_fill(mem, SIZE, SIZE), "rejoin: memory changed");
+	vt_check_pinned("rejoin: after unmap", mem, SIZE, 0);
 	if (joined)
 		ioctl(ctx->group, VFIO_GROUP_UNSET_CONTAINER);
 	vt_mdev_detach(&mdev);
@@ -293,7 +315,7 @@ static void test_replay_limit(struct vt_ctx *ctx)
 					   "replay one page over the limit";
 		long before;
 
-		ret = mdev_only(&c, &mem);
+		ret = mdev_only(&c, &mem, DMA_IOVA);
 		CHECK(!ret, "%s: mdev-only container: %s", what, strerror(-ret));
 		if (ret)
 			return;
@@ -334,6 +356,83 @@ static void test_replay_limit(struct vt_ctx *ctx)
 		CHECK(vt_pins_held() == p0, "%s: %ld pages pinned at the end, %ld before",
 		      what, vt_pins_held(), p0);
 	}
+}
+
+/*
+ * The replay's unwind over a mapping that holds reserved pfns: a
+ * read-only mapping of 8 written pages, 8 never touched (the zero page,
+ * which type1 takes for a reserved pfn: the mapping's has_rsvd) and 8
+ * written, the mdev holding one page of the first eight, charged to
+ * locked_vm as no IOMMU domain pinned it.  The edu group joins with
+ * RLIMIT_MEMLOCK one page short of the 15 pages left to charge: the
+ * replay maps the first eight and the zero pages, fails in the last eight
+ * and unpins what it mapped page by page (the mapping holds reserved
+ * pfns), where the mdev's page must stay charged: locked_vm as before the
+ * join, the mdev's one pin held.
+ */
+static void test_replay_rsvd_unwind(struct vt_ctx *ctx)
+{
+	const size_t size = 24 * PG;
+	long l0 = vt_locked_bytes(), p0 = vt_pins_held(), before;
+	struct kstacks_mdev_pin pin = { .iova = DMA_IOVA + 2 * PG, .npage = 1 };
+	struct vt_ctx t = { .container = -1 };
+	char *mem;
+	int c, ret;
+
+	c = open("/dev/vfio/vfio", O_RDWR);
+	if (c < 0) {
+		vt_fail("rsvd unwind: /dev/vfio/vfio: %s", strerror(errno));
+		return;
+	}
+	ret = vt_mdev_attach(&mdev, c, 0);
+	if (!ret && ioctl(c, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU))
+		ret = -errno;
+	if (!ret)
+		ret = vt_mdev_open(&mdev);
+	mem = vt_alloc_aligned(size, PG, 0);
+	CHECK(!ret && mem, "rsvd unwind: mdev-only container: %s",
+	      strerror(-ret));
+	if (ret || !mem) {
+		close(c);
+		return;
+	}
+	madvise(mem, size, MADV_NOHUGEPAGE);
+	vt_fill(mem, 8 * PG, 1);
+	vt_fill(mem + 16 * PG, 8 * PG, 2);
+	t.container = c;
+	ret = vt_map_prot(&t, DMA_IOVA, mem, size, VFIO_DMA_MAP_FLAG_READ);
+	CHECK(!ret, "rsvd unwind: read-only MAP_DMA: %s", strerror(-ret));
+	if (!ret && ioctl(mdev.device, KSTACKS_MDEV_PIN, &pin))
+		ret = -errno;
+	CHECK(!ret, "rsvd unwind: mdev pin: %s", strerror(-ret));
+	before = vt_locked_bytes();
+	CHECK(before - l0 == (long)PG,
+	      "rsvd unwind: the mdev's pin charged %ld bytes", before - l0);
+	if (!ret) {
+		CHECK(!vt_set_memlock(before + 14 * PG), "rsvd unwind: setrlimit");
+		ret = ioctl(ctx->group, VFIO_GROUP_SET_CONTAINER, &c) ?
+			-errno : 0;
+		vt_set_memlock(RLIM_INFINITY);
+		CHECK(ret == -ENOMEM,
+		      "rsvd unwind: join returned %s, expected ENOMEM",
+		      strerror(-ret));
+		CHECK(vt_locked_bytes() == before,
+		      "rsvd unwind: failed replay left locked_vm at %ld, was %ld",
+		      vt_locked_bytes(), before);
+		CHECK(vt_pins_held() - p0 == 1,
+		      "rsvd unwind: failed replay left %ld pages pinned, expected the mdev's one",
+		      vt_pins_held() - p0);
+		if (!ret)
+			ioctl(ctx->group, VFIO_GROUP_UNSET_CONTAINER);
+	}
+	vt_unmap(&t, DMA_IOVA, size, NULL);
+	vt_mdev_detach(&mdev);
+	close(c);
+	munmap(mem, size);
+	CHECK(vt_locked_bytes() == l0, "rsvd unwind: locked_vm %ld at the end, was %ld",
+	      vt_locked_bytes(), l0);
+	CHECK(vt_pins_held() == p0, "rsvd unwind: %ld pages pinned at the end, %ld before",
+	      vt_pins_held(), p0);
 }
 
 int main(void)
@@ -377,6 +476,7 @@ int main(void)
 		vt_fail("cannot drop CAP_IPC_LOCK");
 	} else {
 		test_replay_limit(&ctx);
+		test_replay_rsvd_unwind(&ctx);
 	}
 	close(mdev.group);
 	return vt_finish(&ctx, "vfio-mdev");

@@ -11,7 +11,11 @@
  * back to their starting values, the memory content is unchanged, freed
  * huge pages go back to the pool and freed small pages to the free
  * memory.  An unmap that took a block of a misaligned run for contiguous
- * would unpin pages it never pinned and leave the pinned ones behind.
+ * would unpin pages it never pinned and leave the pinned ones behind, with
+ * the counts balanced: after each unmap of anonymous memory, no page of it
+ * may still be pinned (vt_pinned_pages(): fork() copies pinned pages), and
+ * the last mapping of the fragmented THP checks the probe itself, every
+ * page pinned while mapped.
  */
 #include "vfio_edu.h"
 
@@ -23,10 +27,12 @@ static long mem_free_kb(void)
 	return vt_proc_field("/proc/meminfo", "MemFree:");
 }
 
+/* Map, unmap and check; @p is private anonymous memory. */
 static void map_unmap(struct vt_ctx *ctx, const char *what, uint64_t iova,
 		      char *p, size_t size)
 {
 	vt_map_unmap_check(ctx, what, iova, p, size, size);
+	vt_check_pinned(what, p, size, 0);
 }
 
 /*
@@ -139,11 +145,13 @@ static void frag_dma_check(const char *what, uint64_t iova, const char *p,
 /*
  * Map @size bytes at @buf + @start to @iova, read them back through the
  * device, unmap, and check locked_vm and the pages pinned as
- * vt_map_unmap_check() does.
+ * vt_map_unmap_check() does, and which pages are pinned: none after the
+ * unmap, and with @probe every page while mapped (which splits the huge
+ * pages' PMDs: fork() copies a pinned THP page by page).
  */
 static void frag_map_unmap(struct vt_ctx *ctx, const char *what,
 			   uint64_t iova, char *buf, size_t start,
-			   size_t size, char *scratch)
+			   size_t size, char *scratch, int probe)
 {
 	long before = vt_locked_bytes(), pins = vt_pins_held();
 	uint64_t done = 0;
@@ -160,6 +168,8 @@ static void frag_map_unmap(struct vt_ctx *ctx, const char *what,
 	      vt_locked_bytes() - before, size);
 	if (scratch)
 		frag_dma_check(what, iova, buf + start, start, size, scratch);
+	if (probe)
+		vt_check_pinned(what, buf + start, size, size / PG);
 	ret = vt_unmap(ctx, iova, size, &done);
 	CHECK(!ret && done == size, "%s: UNMAP_DMA ret %d size %llu of %zu",
 	      what, ret, (unsigned long long)done, size);
@@ -170,6 +180,7 @@ static void frag_map_unmap(struct vt_ctx *ctx, const char *what,
 	CHECK(vt_pins_held() == pins,
 	      "%s: %ld pages pinned after unmap, %ld before", what,
 	      vt_pins_held(), pins);
+	vt_check_pinned(what, buf + start, size, 0);
 }
 
 static void thp_fragmented(struct vt_ctx *ctx)
@@ -221,9 +232,9 @@ static void thp_fragmented(struct vt_ctx *ctx)
 		       ret ? strerror(-ret) : "scratch");
 
 	frag_map_unmap(ctx, "thp fragmented", DMA_IOVA, buf, 0, FRAG_SIZE,
-		       scratch);
+		       scratch, 0);
 	frag_map_unmap(ctx, "thp fragmented +4k", DMA_IOVA + PG, buf, PG,
-		       FRAG_SIZE - 2 * PG, scratch);
+		       FRAG_SIZE - 2 * PG, scratch, 1);
 	CHECK(!vt_check_fill(buf, FRAG_SIZE, FRAG_SIZE),
 	      "thp fragmented: memory changed");
 	if (scratch) {

@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <linux/vfio.h>
 
 #define T_EXIT_PASS	0
@@ -562,6 +563,118 @@ static inline long vt_pins_held(void)
 	}
 	fclose(f);
 	return acq < 0 || rel < 0 ? LONG_MIN : acq - rel;
+}
+
+/* Read the pagemap entries of @n pages from @addr into @ent; 0 or -1. */
+static inline int vt_pagemap(const void *addr, size_t n, uint64_t *ent)
+{
+	size_t len = n * sizeof(*ent);
+	ssize_t got;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	got = pread(fd, ent, len, (uintptr_t)addr / PG * sizeof(*ent));
+	close(fd);
+	return got == (ssize_t)len ? 0 : -1;
+}
+
+#define VT_PM_PFN(e)	((e) >> 63 ? (e) & ((1ULL << 55) - 1) : 0)
+
+/*
+ * Which pages of [@p, @p + @size), private anonymous memory, something
+ * holds pinned with FOLL_PIN.  fork() copies an anonymous page that may
+ * be pinned into the child at once (page_needs_cow_for_dma(); a large
+ * folio as a whole, splitting the parent's PMD), and shares any other:
+ * a page whose pfn differs between this process and a child forked now
+ * is pinned.  The FOLL_PIN counters of /proc/vmstat only count pins; this
+ * finds the pages, so an unmap that unpins one page too many here and one
+ * too few there is seen.  Returns the number of pinned pages and the
+ * offset of the first in *@first, or -1 (no pagemap pfns: not root, or
+ * fork failed).  Not for shared or hugetlbfs memory, which fork() does
+ * not copy or copies from the huge page pool.
+ */
+static inline long vt_pinned_pages(const void *p, size_t size, size_t *first)
+{
+	size_t i, n = size / PG;
+	uint64_t *mine, *child;
+	long pinned = 0;
+	int fds[2], status;
+	ssize_t got = 0, r;
+	pid_t pid;
+
+	mine = calloc(n, sizeof(*mine));
+	child = calloc(n, sizeof(*child));
+	if (!mine || !child || pipe(fds)) {
+		free(mine);
+		free(child);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		/* The child only reads its page table, touching no page. */
+		close(fds[0]);
+		if (vt_pagemap(p, n, child))
+			_exit(1);
+		for (i = 0; i < n * sizeof(*child); i += r) {
+			r = write(fds[1], (char *)child + i,
+				  n * sizeof(*child) - i);
+			if (r <= 0)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	if (pid > 0) {
+		while ((size_t)got < n * sizeof(*child)) {
+			r = read(fds[0], (char *)child + got,
+				 n * sizeof(*child) - got);
+			if (r <= 0)
+				break;
+			got += r;
+		}
+		waitpid(pid, &status, 0);
+	}
+	close(fds[0]);
+	if (pid < 0 || (size_t)got != n * sizeof(*child) ||
+	    vt_pagemap(p, n, mine) || !VT_PM_PFN(mine[0])) {
+		free(mine);
+		free(child);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (VT_PM_PFN(mine[i]) == VT_PM_PFN(child[i]))
+			continue;
+		if (!pinned++ && first)
+			*first = i * PG;
+	}
+	free(mine);
+	free(child);
+	return pinned;
+}
+
+/*
+ * Check that exactly @want pages of [@p, @p + @size) are pinned
+ * (vt_pinned_pages()): all of them while a mapping holds them, none
+ * after it was unmapped.
+ */
+static inline void vt_check_pinned(const char *what, const void *p,
+				   size_t size, long want)
+{
+	size_t first = 0;
+	long n = vt_pinned_pages(p, size, &first);
+
+	CHECK(n >= 0, "%s: cannot tell pinned pages apart (pagemap, fork)",
+	      what);
+	if (n < 0 || n == want)
+		return;
+	if (n && !want)
+		vt_fail("%s: %ld of %zu pages still pinned, the first at +%#zx",
+			what, n, size / PG, first);
+	else
+		vt_fail("%s: %ld of %zu pages pinned, expected %ld", what, n,
+			size / PG, want);
 }
 
 /*
