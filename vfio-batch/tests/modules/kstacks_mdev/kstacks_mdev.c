@@ -9,15 +9,22 @@
  * device is closed.  That gives type1's external pins (the pfn_list of a
  * vfio_dma) to the tests.
  *
+ * An mmap() of the device fd gives physically contiguous pages of which
+ * the ones the test chooses are PageReserved (kstacks_mdev.h), for the
+ * runs type1 splits where a reserved page begins or ends.
+ *
  * Load the module, then create a device of type "kstacks_mdev-pin":
  *   echo $UUID > /sys/class/mdev_bus/kstacks_mdev/mdev_supported_types/kstacks_mdev-pin/create
  */
 #include <linux/device.h>
 #include <linux/iommu.h>
+#include <linux/kref.h>
 #include <linux/mdev.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/version.h>
 #include <linux/vfio.h>
 
 #include "kstacks_mdev.h"
@@ -186,11 +193,100 @@ static int kmdev_init_dev(struct vfio_device *vdev)
 	return 0;
 }
 
+/* The pages of one mmap() of the device fd, freed with its last vma. */
+struct kmdev_buf {
+	struct kref ref;
+	unsigned int nr;
+	struct page *pages[KSTACKS_MDEV_MMAP_MAX];
+};
+
+static void kmdev_buf_free(struct kref *ref)
+{
+	struct kmdev_buf *b = container_of(ref, struct kmdev_buf, ref);
+	unsigned int i;
+
+	for (i = 0; i < b->nr; i++) {
+		ClearPageReserved(b->pages[i]);
+		__free_page(b->pages[i]);
+	}
+	kfree(b);
+}
+
+/* a split or a copy of the vma shares the buffer */
+static void kmdev_vm_open(struct vm_area_struct *vma)
+{
+	struct kmdev_buf *b = vma->vm_private_data;
+
+	kref_get(&b->ref);
+}
+
+static void kmdev_vm_close(struct vm_area_struct *vma)
+{
+	struct kmdev_buf *b = vma->vm_private_data;
+
+	kref_put(&b->ref, kmdev_buf_free);
+}
+
+static const struct vm_operations_struct kmdev_vm_ops = {
+	.open = kmdev_vm_open,
+	.close = kmdev_vm_close,
+};
+
+static int kmdev_mmap(struct vfio_device *vdev, struct vm_area_struct *vma)
+{
+	unsigned long nr = vma_pages(vma), mask = vma->vm_pgoff, i;
+	unsigned int order = order_base_2(nr);
+	struct kmdev_buf *b;
+	struct page *page;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED) || nr > KSTACKS_MDEV_MMAP_MAX ||
+	    mask >> nr)
+		return -EINVAL;
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	/* one block, split, so that each page is a page of its own */
+	page = alloc_pages(GFP_KERNEL | __GFP_ZERO, order);
+	if (!page) {
+		kfree(b);
+		return -ENOMEM;
+	}
+	split_page(page, order);
+	for (i = nr; i < 1UL << order; i++)
+		__free_page(page + i);
+	kref_init(&b->ref);
+	b->nr = nr;
+	for (i = 0; i < nr; i++) {
+		b->pages[i] = page + i;
+		if (mask & BIT(i))
+			SetPageReserved(page + i);
+	}
+	for (i = 0; i < nr; i++) {
+		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
+				     b->pages[i]);
+		if (ret) {
+			/* the pages go with the unmap of the failed mmap */
+			kmdev_buf_free(&b->ref);
+			return ret;
+		}
+	}
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+#else
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+#endif
+	vma->vm_private_data = b;
+	vma->vm_ops = &kmdev_vm_ops;
+	return 0;
+}
+
 static const struct vfio_device_ops kmdev_dev_ops = {
 	.name = "kstacks-mdev",
 	.init = kmdev_init_dev,
 	.close_device = kmdev_close_device,
 	.ioctl = kmdev_ioctl,
+	.mmap = kmdev_mmap,
 	.dma_unmap = kmdev_dma_unmap,
 };
 

@@ -30,4 +30,14 @@ struct kstacks_mdev_pin {
 #define KSTACKS_MDEV_MAX_PINS	64
 #define KSTACKS_MDEV_MAX_NPAGE	512
 
+/*
+ * mmap() of the device fd, MAP_SHARED, of 1 to KSTACKS_MDEV_MMAP_MAX
+ * pages: physically contiguous zeroed pages of the driver's own, mapped
+ * as normal pages (vm_insert_page()).  Bit i of the offset in pages
+ * (offset / page size) marks page i PageReserved, as drivers that map
+ * buffers of their own into user space often do: pin_user_pages()
+ * returns such pages, and vfio type1 takes them for reserved pfns.
+ */
+#define KSTACKS_MDEV_MMAP_MAX	16
+
 #endif /* KSTACKS_MDEV_H */
