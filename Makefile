@@ -78,9 +78,9 @@ debian-check: need-base
 
 suite: need-base
 	$(if $(STACK),,$(error STACK= is required (one of: $(shell ls */STACK | cut -d/ -f1 | xargs))))
-	tools/suite --vanilla $(BASE) $(STACK)
-	tools/suite $(BASE) $(STACK)
-	tools/suite --compare $(BASE) $(STACK)
+	tools/suite --vanilla $(if $(SUITE),--suite $(SUITE)) $(BASE) $(STACK)
+	tools/suite $(if $(SUITE),--suite $(SUITE)) $(BASE) $(STACK)
+	tools/suite --compare $(if $(SUITE),--suite $(SUITE)) $(BASE) $(STACK)
 
 need-base:
 	$(if $(BASE),,$(error BASE= is required (one of: $(shell cd tools/bases && ls *.conf | sed 's/\.conf$$//' | sort -V | xargs))))

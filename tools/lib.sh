@@ -79,6 +79,20 @@ hms() {
 	printf '%dm%02ds' $((s / 60)) $((s % 60))
 }
 
+# add_host_file STAGE PATH: a host file at the same path under STAGE (a
+# guest's root); an ELF file brings its shared libraries and loader along.
+add_host_file() {
+	local st=$1 h=$2 l
+	[ -e "$st$h" ] && return 0
+	mkdir -p "$st$(dirname "$h")"
+	cp -L "$h" "$st$h"
+	if file -L "$h" | grep -q 'ELF.*dynamically linked'; then
+		for l in $(ldd "$h" | grep -o '/[^ ]*'); do
+			add_host_file "$st" "$l"
+		done
+	fi
+}
+
 # step DESC LOG CMD...: run CMD with output to LOG, show what runs, its
 # elapsed time while it runs and where the log is.
 step() {
