@@ -20,8 +20,11 @@
 #   make refresh BASE=6.1 [TO=...] [NO_TEST=1]   rewrite the patches for it
 #   make vanilla-check BASE=6.1 [STACK=] [TEST=name|boot|failed]
 #                            base or stack: a cell's failure on the vanilla kernel
-#   make suite BASE=6.1 STACK=io_uring-coalesce   the subsystem's own suite
-#                            (liburing) on the vanilla and patched debug kernels
+#   make suite BASE=6.1 STACK=io_uring-coalesce [SUITE=a,b] [FLAVOUR=latency] [ICOUNT=1]
+#                            the stacks' suites (liburing, kselftests, stress-ng,
+#                            trinity, cyclictest) on the vanilla and patched
+#                            debug (or latency) kernels; ICOUNT=1: instructions
+#                            as the clock
 #   make linecov BASE=6.1 [STACK=]   the cell's tests under a gcov kernel: the
 #                            share of each stack's patched lines they execute
 #   make coverage BASE=6.1 [STACK=]   every prefix under Debian's configs
@@ -78,9 +81,9 @@ debian-check: need-base
 
 suite: need-base
 	$(if $(STACK),,$(error STACK= is required (one of: $(shell ls */STACK | cut -d/ -f1 | xargs))))
-	tools/suite --vanilla $(if $(SUITE),--suite $(SUITE)) $(BASE) $(STACK)
-	tools/suite $(if $(SUITE),--suite $(SUITE)) $(BASE) $(STACK)
-	tools/suite --compare $(if $(SUITE),--suite $(SUITE)) $(BASE) $(STACK)
+	tools/suite --vanilla $(if $(filter 1,$(ICOUNT)),--icount) $(if $(FLAVOUR),--flavour $(FLAVOUR)) $(if $(SUITE),--suite $(SUITE)) $(BASE) $(STACK)
+	tools/suite $(if $(filter 1,$(ICOUNT)),--icount) $(if $(FLAVOUR),--flavour $(FLAVOUR)) $(if $(SUITE),--suite $(SUITE)) $(BASE) $(STACK)
+	tools/suite --compare $(if $(filter 1,$(ICOUNT)),--icount) $(if $(FLAVOUR),--flavour $(FLAVOUR)) $(if $(SUITE),--suite $(SUITE)) $(BASE) $(STACK)
 
 need-base:
 	$(if $(BASE),,$(error BASE= is required (one of: $(shell cd tools/bases && ls *.conf | sed 's/\.conf$$//' | sort -V | xargs))))

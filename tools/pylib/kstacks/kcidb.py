@@ -16,7 +16,12 @@ status DONE, the median as number, min, max and ratio in misc). Line
 coverage (out/linecov/BASE/STACKS/linecov.json, tools/linecov): a checkout
 of the cell, its gcov build, and per stack a test kstacks.linecov.STACK,
 the share of its patched lines executed as number, the lines not executed
-as log_excerpt. Object ids
+as log_excerpt. The subsystems' own suites and the torture tools
+(out/suite/BASE/KIND/SUITE.tsv, tools/suite): per base, kind (vanilla,
+patched; KIND-latency of the latency flavour, KIND-icount
+instruction-counted) and run a checkout (the vanilla one without
+patches), its debug or latency build, and each run of a suite a test kstacks.suite.SUITE.NAME with its record's detail (a
+figure, a reason) as comment. Object ids
 carry the time of their run, so regenerating the file gives the same ids.
 The unit tier (out/check.tsv without the cells) builds no kernel: it is in
 the JUnit file only (kstacks junit).
@@ -412,6 +417,63 @@ def _add_bench(w, samples, missing, figures, date):
                                 'log_excerpt': '\n'.join(gone[what])[:16000]})
 
 
+# --- suites -------------------------------------------------------------------
+
+_SUITE_STATUS = {'pass': 'PASS', 'fail': 'FAIL', 'skip': 'SKIP'}
+
+
+def add_suites(w, out):
+    """tools/suite's results: out/suite/BASE/KIND/SUITE.tsv, with the run's
+    stacks (SUITE.stacks) and start (SUITE.started) beside it.  The suites
+    of one run share a checkout and a build."""
+    runs = collections.defaultdict(list)
+    for tsv in sorted(glob.glob(os.path.join(out, 'suite', '*', '*', '*.tsv')), key=lambda p: p.encode()):
+        d = os.path.dirname(tsv)
+        kind = os.path.basename(d)
+        b = os.path.basename(os.path.dirname(d))
+        name = os.path.basename(tsv)[:-len('.tsv')]
+        km = re.fullmatch(r'(vanilla|patched)(-latency)?(-icount)?', kind)
+        if not km:
+            continue
+        try:
+            with open(os.path.join(d, name + '.stacks'), encoding='utf-8') as f:
+                stacks = f.read().split()
+            with open(os.path.join(d, name + '.started'), encoding='utf-8') as f:
+                start = f.read().strip()
+        except OSError:
+            print(f'kstacks kcidb: warning: skipping {tsv}: no record of its run (SUITE.stacks, SUITE.started):'
+                  ' run tools/suite again', file=sys.stderr)
+            continue
+        if b not in w.m.bases or not stacks or any(x not in w.m.stacks for x in stacks):
+            print(f'kstacks kcidb: warning: skipping {tsv}: base or stack no longer in the workbench',
+                  file=sys.stderr)
+            continue
+        runs[(b, kind, tuple(stacks), start)].append((name, tsv))
+    cache = meta.cache_dir()
+    for (b, kind, stacks, start), suites in sorted(runs.items()):
+        set_name = '+'.join(stacks)
+        cid = f'{w.origin}:{b}/{set_name}@{stamp(start)}/suite-{kind}'
+        vanilla = kind.startswith('vanilla')
+        flavour = 'latency' if '-latency' in kind else 'debug'
+        bid = f'{cid}/{flavour}'
+        group = f'suite {b} {kind} {set_name}'
+        w.checkout(cid, group, b, True, start, '', None, [] if vanilla else list(stacks))
+        tag = ('vanilla+' if vanilla else '') + set_name
+        flag = '--vanilla ' if vanilla else ''
+        frags = 'common + debug' if flavour == 'debug' else 'common + lean + latency'
+        w.build(bid, group, flavour, cid, 'PASS',
+                f"{flavour}: tinyconfig + {frags} + {' + '.join(stacks)} kconfig"
+                + (', none of their patches' if vanilla else ''),
+                os.path.join(cache, 'build', f'{b}-{flavour}-{tag}'),
+                os.path.join(cache, 'logs', f'build-{b}-{flavour}-{tag}.log'),
+                f"tools/build --flavour {flavour} {flag}{b} {' '.join(stacks)}")
+        for name, tsv in suites:
+            con = os.path.join(out, 'suite', b, kind, name + '.console.log')
+            for status, test, why in results.read_tsv(tsv):
+                w.test(bid, f'kstacks.suite.{seg(name)}.{seg(test)}', _SUITE_STATUS.get(status, 'ERROR'),
+                       comment=why, log=con)
+
+
 # --- line coverage ------------------------------------------------------------
 
 def add_linecov(w, path):
@@ -472,6 +534,7 @@ def run(args):
     for lc in sorted(glob.glob(os.path.join(out, 'linecov', '*', '*', 'linecov.json')),
                      key=lambda p: p.encode()):
         add_linecov(w, lc)
+    add_suites(w, out)
     text = json.dumps(w.document(), indent=2, ensure_ascii=False) + '\n'
     try:
         os.makedirs(os.path.dirname(os.path.abspath(file)), exist_ok=True)

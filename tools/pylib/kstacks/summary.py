@@ -4,8 +4,10 @@
 Applied, built, booted, the tests passed/failed/skipped, the benchmark
 ratio and the share of the stack's patched lines its tests execute (the
 newest tools/linecov report that has it), printed as a table and written as JSON to out/summary.json; then
-the upstream post-merge fixes each stack lists (STACK/upstream.tsv): how
-many affect the stack and whether it handles them.
+the suites (tools/suite: the subsystems' own, the torture tools) per base,
+vanilla against patched; then the upstream post-merge fixes each stack
+lists (STACK/upstream.tsv): how many affect the stack and whether it
+handles them.
 """
 
 import json
@@ -13,6 +15,9 @@ import os
 import re
 
 from . import Error, meta, results
+
+# tools/suite's result directories: KIND, KIND-latency, KIND-icount...
+_KIND = re.compile(r'(vanilla|patched)((?:-latency)?(?:-icount)?)')
 
 COLUMNS = '%-18s %-5s %-9s %-6s %-6s %-18s %-8s %s'
 
@@ -56,11 +61,59 @@ def cell_row(m, out, stack, base):
         row['lines'] = f"{lc['percent']}%"
         row['lines_executed'] = lc['executed']
         row['lines_executable'] = lc['executable']
+    mine = m.get('stack', stack, 'SUITES').split()
+    suites = {k: v for k, v in suite_results(out, base).items() if k.split(' ')[0] in mine}
+    if suites:
+        row['suites'] = suites
     ratio = os.path.join(out, 'bench', base, stack + '.ratio')
     if os.path.isfile(ratio):
         with open(ratio, encoding='utf-8') as f:
             row['bench'] = f.read().strip()
     return row
+
+
+def suite_results(out, base):
+    """{SUITE: {KIND: (passed, failed, skipped), 'regressions': [TEST...]}}
+    of tools/suite's records of BASE (out/suite/BASE/KIND/SUITE.tsv; those
+    of the latency flavour or an instruction-counted guest, KIND-latency,
+    KIND-icount, as "SUITE (latency)", "SUITE (icount)"); a regression
+    passes on vanilla and fails patched."""
+    found = {}
+    recs = {}
+    top = os.path.join(out, 'suite', base)
+    for dk in sorted(os.listdir(top)) if os.path.isdir(top) else []:
+        m = _KIND.fullmatch(dk)
+        d = os.path.join(top, dk)
+        if not m or not os.path.isdir(d):
+            continue
+        kind, sfx = m.group(1), m.group(2)
+        for f in sorted(os.listdir(d)):
+            if not f.endswith('.tsv'):
+                continue
+            name = f[:-len('.tsv')] + (f" ({sfx.lstrip('-').replace('-', ', ')})" if sfx else '')
+            rows = results.read_tsv(os.path.join(d, f))
+            recs[(name, kind)] = {n: st for st, n, _ in rows}
+            found.setdefault(name, {})[kind] = tuple(sum(1 for st, _, _ in rows if st == k)
+                                                     for k in ('pass', 'fail', 'skip'))
+    for name, entry in found.items():
+        v = recs.get((name, 'vanilla'), {})
+        p = recs.get((name, 'patched'), {})
+        entry['regressions'] = sorted(n for n in p if p[n] == 'fail' and v.get(n) == 'pass')
+    return found
+
+
+def suites_lines(m, out):
+    """One line per base and suite: vanilla and patched counts."""
+    lines = []
+    for b in m.bases:
+        for name, e in sorted(suite_results(out, b).items()):
+            def pfs(kind):
+                return '%d/%d/%d' % e[kind] if kind in e else 'not run'
+            reg = ', '.join(e['regressions'])
+            verdict = ('' if 'vanilla' not in e or 'patched' not in e
+                       else f'; regressions: {reg}' if reg else '; no regression')
+            lines.append(f'{b:<8} {name:<18} vanilla {pfs("vanilla"):<8} patched {pfs("patched"):<8}{verdict}')
+    return lines
 
 
 def newest_linecov(out, base, stack):
@@ -133,6 +186,11 @@ def run(args):
         raise Error(f'cannot write {path}: {e.strerror}') from None
     meta.write_atomically(path, json.dumps(table, indent=2) + '\n')
     print(f'summary: {path}')
+    su = suites_lines(m, out)
+    if su:
+        print('suites (tools/suite), passed/failed/skipped:')
+        for line in su:
+            print('  ' + line)
     print(fixes_line(m))
     return 0
 

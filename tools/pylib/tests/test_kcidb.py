@@ -157,6 +157,34 @@ class KcidbTest(unittest.TestCase):
         self.assertIn('mm/a.c:7: return -EINVAL;', t[0]['log_excerpt'])
         self.assertIn('kstacks:6.1/core@20250601T110000Z/linecov/gcov', [b['id'] for b in doc['builds']])
 
+    def test_suites(self):
+        """tools/suite's records: a checkout and build per kind and run, a test per record"""
+        r = self.repo
+        for kind in ('vanilla', 'patched', 'patched-latency'):
+            r.write(f'out/suite/6.1/{kind}/cyclictest.tsv',
+                    'pass\tidle\tmax 40 us, mean 9 us over 2 CPUs\nskip\tbulk\t\n')
+            r.write(f'out/suite/6.1/{kind}/cyclictest.stacks', 'core\n')
+            r.write(f'out/suite/6.1/{kind}/cyclictest.started', '2025-06-01T12:00:00Z\n')
+        # a record without its run's stacks: skipped, said
+        r.write('out/suite/6.1/patched/trinity.tsv', 'pass\tvm\t\n')
+        doc, err = self.run_kcidb()
+        self.assertIn('trinity.tsv: no record of its run', err)
+        t = {x['id']: x for x in doc['tests'] if x['path'].startswith('kstacks.suite.')}
+        p = 'kstacks:6.1/core@20250601T120000Z/suite-patched/debug/kstacks.suite.cyclictest.'
+        self.assertEqual((t[p + 'idle']['status'], t[p + 'idle']['comment']),
+                         ('PASS', 'max 40 us, mean 9 us over 2 CPUs'))
+        self.assertEqual(t[p + 'bulk']['status'], 'SKIP')
+        self.assertEqual(len(t), 6)
+        b_id = 'kstacks:6.1/core@20250601T120000Z/suite-patched-latency/latency'
+        self.assertIn(b_id + '/kstacks.suite.cyclictest.idle', t)
+        co = {c['id']: c for c in doc['checkouts']}
+        self.assertNotIn('patchset_files', co['kstacks:6.1/core@20250601T120000Z/suite-vanilla'])
+        self.assertEqual(len(co['kstacks:6.1/core@20250601T120000Z/suite-patched']['patchset_files']), 2)
+        b = {x['id']: x for x in doc['builds']}
+        self.assertEqual(b[b_id]['command'], 'tools/build --flavour latency 6.1 core')
+        self.assertIn('none of their patches',
+                      b['kstacks:6.1/core@20250601T120000Z/suite-vanilla/debug']['config_name'])
+
     def test_bench(self):
         """a benchmark figure: a DONE test of each kernel with its median"""
         self.repo.write('core/bench/b.c', '')

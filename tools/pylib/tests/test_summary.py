@@ -51,6 +51,27 @@ class SummaryTest(unittest.TestCase):
         self.assertEqual(row['bench'], '1.25x')
         self.assertEqual(row['lines'], '-')
 
+    def test_suites_vanilla_against_patched(self):
+        """tools/suite's records: counts per kind, a regression named"""
+        self.write_out('suite/6.1/vanilla/stress-ng.tsv', 'pass\tvm\t\npass\tmmap\t\nskip\tudp\t\n')
+        self.write_out('suite/6.1/patched/stress-ng.tsv', 'pass\tvm\t\nfail\tmmap\texit 1\nskip\tudp\t\n')
+        self.write_out('suite/6.1/patched/cyclictest.tsv', 'pass\tidle\tmax 9 us\n')
+        self.write_out('suite/6.1/patched-latency-icount/cyclictest.tsv', 'pass\tidle\tmax 9 us\n')
+        self.write_out('suite/6.1/vanilla-latency-icount/cyclictest.tsv', 'pass\tidle\tmax 8 us\n')
+        self.write_out('suite/6.1/patched-lean/cyclictest.tsv', 'fail\tidle\t\n')
+        m = meta.Meta(meta.Repo(self.r.root))
+        res = summary.suite_results(self.out.name, '6.1')
+        self.assertEqual(res['stress-ng']['vanilla'], (2, 0, 1))
+        self.assertEqual(res['stress-ng']['patched'], (1, 1, 1))
+        self.assertEqual(res['stress-ng']['regressions'], ['mmap'])
+        self.assertEqual(res['cyclictest']['regressions'], [])
+        self.assertEqual(res['cyclictest (latency, icount)']['vanilla'], (1, 0, 0))
+        self.assertEqual(len(res), 3)
+        lines = summary.suites_lines(m, self.out.name)
+        self.assertIn('6.1      stress-ng          vanilla 2/0/1    patched 1/1/1   ; regressions: mmap', lines)
+        self.assertTrue(any('cyclictest' in x and 'vanilla not run' in x and 'regression' not in x
+                            for x in lines))
+
     def test_line_coverage_of_the_newest_report_holding_the_stack(self):
         rep = '{"stacks": {"core": {"percent": %s, "executed": %d, "executable": 10}}}'
         self.write_out('linecov/6.1/core/linecov.json', rep % (90.0, 9), mtime=1000)
