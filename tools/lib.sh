@@ -93,6 +93,26 @@ add_host_file() {
 	fi
 }
 
+# build_module KERNEL DIR WHAT WORK [VAR=VALUE...]: DIR's module, built out
+# of tree against the kernel build KERNEL (make variables VAR=VALUE), in
+# WORK/NAME/ (NAME: DIR's name); WHAT says what it is when it fails.
+build_module() {
+	local kernel=$1 kd=$2 what=$3 work=$4 name
+	shift 4
+	name=$(basename "$kd")
+	[ -f "$kernel/Module.symvers" ] ||
+		die "${kd#"$REPO"/} needs a kernel built with modules; $kernel has no Module.symvers"
+	# Build a copy: kbuild writes its objects beside the sources.
+	mkdir -p "$work"
+	rm -rf "${work:?}/$name"
+	cp -r "$kd" "$work/$name"
+	make -C "$kernel" M="$work/$name" CC="ccache gcc" "$@" modules \
+		>"$work/$name.log" 2>&1 || {
+		cat "$work/$name.log" >&2
+		die "$what ${kd#"$REPO"/} does not build against $kernel"
+	}
+}
+
 # step DESC LOG CMD...: run CMD with output to LOG, show what runs, its
 # elapsed time while it runs and where the log is.
 step() {

@@ -432,8 +432,7 @@ def add_suites(w, out):
         kind = os.path.basename(d)
         b = os.path.basename(os.path.dirname(d))
         name = os.path.basename(tsv)[:-len('.tsv')]
-        km = re.fullmatch(r'(vanilla|patched)(-latency)?(-icount)?', kind)
-        if not km:
+        if not results.suite_kind(kind):
             continue
         try:
             with open(os.path.join(d, name + '.stacks'), encoding='utf-8') as f:
@@ -453,8 +452,8 @@ def add_suites(w, out):
     for (b, kind, stacks, start), suites in sorted(runs.items()):
         set_name = '+'.join(stacks)
         cid = f'{w.origin}:{b}/{set_name}@{stamp(start)}/suite-{kind}'
-        vanilla = kind.startswith('vanilla')
-        flavour = 'latency' if '-latency' in kind else 'debug'
+        k, flavour, _ = results.suite_kind(kind)
+        vanilla = k == 'vanilla'
         bid = f'{cid}/{flavour}'
         group = f'suite {b} {kind} {set_name}'
         w.checkout(cid, group, b, True, start, '', None, [] if vanilla else list(stacks))

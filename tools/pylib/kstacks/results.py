@@ -3,6 +3,7 @@
 
 import glob
 import os
+import re
 
 from . import REPO
 
@@ -34,3 +35,18 @@ def newest_cell(out, base, stack, kind='cells', name='results.tsv'):
         if stack in os.path.basename(os.path.dirname(r)).split('+'):
             return r
     return None
+
+
+# tools/suite's result directories: KIND, KIND-latency (the latency
+# flavour), KIND-icount (an instruction-counted guest), KIND-latency-icount.
+_SUITE_KIND = re.compile(r'(vanilla|patched)(-latency)?(-icount)?')
+
+
+def suite_kind(dirname):
+    """(kind, flavour, icount) of a tools/suite result directory's name:
+    ('vanilla' or 'patched', 'debug' or 'latency', bool); None for any
+    other name."""
+    m = _SUITE_KIND.fullmatch(dirname)
+    if not m:
+        return None
+    return m.group(1), 'latency' if m.group(2) else 'debug', bool(m.group(3))

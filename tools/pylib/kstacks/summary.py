@@ -16,9 +16,6 @@ import re
 
 from . import Error, meta, results
 
-# tools/suite's result directories: KIND, KIND-latency, KIND-icount...
-_KIND = re.compile(r'(vanilla|patched)((?:-latency)?(?:-icount)?)')
-
 COLUMNS = '%-18s %-5s %-9s %-6s %-6s %-18s %-8s %s'
 
 
@@ -82,15 +79,16 @@ def suite_results(out, base):
     recs = {}
     top = os.path.join(out, 'suite', base)
     for dk in sorted(os.listdir(top)) if os.path.isdir(top) else []:
-        m = _KIND.fullmatch(dk)
+        sk = results.suite_kind(dk)
         d = os.path.join(top, dk)
-        if not m or not os.path.isdir(d):
+        if not sk or not os.path.isdir(d):
             continue
-        kind, sfx = m.group(1), m.group(2)
+        kind, flavour, icount = sk
+        how = ', '.join(x for x in (flavour if flavour != 'debug' else '', 'icount' if icount else '') if x)
         for f in sorted(os.listdir(d)):
             if not f.endswith('.tsv'):
                 continue
-            name = f[:-len('.tsv')] + (f" ({sfx.lstrip('-').replace('-', ', ')})" if sfx else '')
+            name = f[:-len('.tsv')] + (f' ({how})' if how else '')
             rows = results.read_tsv(os.path.join(d, f))
             recs[(name, kind)] = {n: st for st, n, _ in rows}
             found.setdefault(name, {})[kind] = tuple(sum(1 for st, _, _ in rows if st == k)
