@@ -20,8 +20,9 @@ as log_excerpt. The subsystems' own suites and the torture tools
 (out/suite/BASE/KIND/SUITE.tsv, tools/suite): per base, kind (vanilla,
 patched; KIND-latency of the latency flavour, KIND-icount
 instruction-counted) and run a checkout (the vanilla one without
-patches), its debug or latency build, and each run of a suite a test kstacks.suite.SUITE.NAME with its record's detail (a
-figure, a reason) as comment. Object ids
+patches), its debug or latency build, and each run of a suite a test
+kstacks.suite.SUITE.NAME with its record's detail (a figure, a reason)
+as comment. Object ids
 carry the time of their run, so regenerating the file gives the same ids.
 The unit tier (out/check.tsv without the cells) builds no kernel: it is in
 the JUnit file only (kstacks junit).
